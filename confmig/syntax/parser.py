@@ -1,0 +1,234 @@
+"""Parse Apache configuration text into the typed tree of :mod:`confmig.syntax.ast`.
+
+The Lark grammar (``grammars/apache.lark``) gives the line structure; the
+callbacks below turn each line token into a node while the LALR parser runs
+(no intermediate parse tree is built, which keeps parsing fast).  Errors are
+collected as :class:`~confmig.syntax.ast.ParseError` with Apache's own wording
+where Apache has one, never raised to the caller.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedInput, VisitError
+
+from confmig.syntax.ast import Blank, Comment, ConfigFile, Directive, Node, ParseError, Section
+from confmig.syntax.words import first_word, split_words
+
+BOM = "\ufeff"
+_SPACE = " \t\n\r\f\v"
+
+
+def _grammar_text() -> str:
+    """The grammar lives in the top-level ``grammars/`` folder of a checkout and is
+    packaged as ``confmig/_grammars`` in a wheel."""
+    source_tree = Path(__file__).resolve().parents[2] / "grammars" / "apache.lark"
+    if source_tree.is_file():
+        return source_tree.read_text(encoding="utf-8")
+    return resources.files("confmig").joinpath("_grammars/apache.lark").read_text("utf-8")
+
+
+def logical_text(raw: str) -> str:
+    """Join continuation lines (backslash right before the newline) and trim, as
+    Apache's ``ap_cfg_getline`` does."""
+    if "\\" in raw:
+        raw = raw.replace("\\\r\n", "").replace("\\\n", "")
+    return raw.strip(_SPACE)
+
+
+# One logical blank or comment line inside a TRIVIA token (same shapes as the grammar).
+_TRIVIA_LINE = re.compile(
+    r"(?:[ \t\f\v\r]|\\\r?\n)*(?:\n|#[^\n\\]*(?:\\(?:\r?\n)?[^\n\\]*)*(?:\n|\Z))"
+    r"|(?:[ \t\f\v\r]|\\\r?\n)+\Z"
+)
+
+
+class _SectionMismatch(Exception):
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Builder(Transformer):
+    """Rule callbacks run by the LALR parser; ``file`` is set per parse."""
+
+    file = "<string>"
+
+    def _position(self, token: Token) -> tuple[int, int]:
+        """Line and column of the first non-blank character of ``token``."""
+        text = token.value
+        offset = len(text) - len(text.lstrip(" \t\f\v\r\\\n"))
+        if offset == 0:
+            return token.line, token.column
+        newlines = text.count("\n", 0, offset)
+        if newlines == 0:
+            return token.line, token.column + offset
+        return token.line + newlines, offset - text.rfind("\n", 0, offset)
+
+    def _end_line(self, token: Token) -> int:
+        return token.line + token.value.count("\n", 0, len(token.value.rstrip("\n")) or 0)
+
+    def _trivia(self, token: Token, out: list[Node]) -> None:
+        """Split a run of blank and comment lines into one node per logical line."""
+        line = token.line
+        for m in _TRIVIA_LINE.finditer(token.value):
+            raw = m.group(0)
+            stripped = raw.lstrip(" \t\f\v\r\\\n")
+            if stripped.startswith("#"):
+                skipped = raw[: len(raw) - len(stripped)]
+                newlines = skipped.count("\n")
+                col = len(skipped) - skipped.rfind("\n") if newlines else len(skipped) + 1
+                out.append(Comment(self.file, line + newlines, col, raw))
+            else:
+                out.append(Blank(self.file, line, 1, raw))
+            line += raw.count("\n")
+
+    def _directive(self, tok: Token) -> Directive:
+        line, col = self._position(tok)
+        name, rest = first_word(logical_text(tok.value))
+        return Directive(
+            self.file, line, col, tok.value,
+            name=name, args=split_words(rest), args_text=rest, end_line=self._end_line(tok),
+        )
+
+    def _nodes(self, children: list) -> list[Node]:
+        out: list[Node] = []
+        for child in children:
+            if isinstance(child, Token):
+                if child.type == "DIRECTIVE":
+                    out.append(self._directive(child))
+                else:
+                    self._trivia(child, out)
+            else:
+                out.append(child)
+        return out
+
+    def start(self, children: list) -> list[Node]:
+        return self._nodes(children)
+
+    def section(self, children: list) -> Node:
+        open_tok: Token = children[0]
+        close_tok: Token = children[-1]
+        line, col = self._position(open_tok)
+        word, rest = first_word(logical_text(open_tok.value))
+        # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
+        # and the argument string '>'.
+        if word.endswith(">"):
+            word = word[:-1]
+            rest = rest or ">"
+        name = word[1:]
+        bracket = rest.rfind(">")
+        if bracket < 0:
+            raise _SectionMismatch(ParseError(
+                self.file, line, col, f"<{name}> directive missing closing '>'"))
+        args_text = rest[:bracket].strip(_SPACE)
+        self._check_close(close_tok, name)
+        return Section(
+            self.file, line, col, open_tok.value,
+            name=name, args=split_words(args_text), args_text=args_text,
+            end_line=self._end_line(open_tok), children=self._nodes(children[1:-1]),
+            close_raw=close_tok.value, close_line=self._position(close_tok)[0],
+        )
+
+    def _check_close(self, close_tok: Token, name: str) -> None:
+        line, col = self._position(close_tok)
+        word, _ = first_word(logical_text(close_tok.value))
+        if not word.endswith(">"):
+            raise _SectionMismatch(ParseError(
+                self.file, line, col, f"{word}> directive missing closing '>'"))
+        if word[2:-1].lower() != name.lower():
+            raise _SectionMismatch(ParseError(
+                self.file, line, col, f"Expected </{name}> but saw {word}"))
+
+
+@functools.cache
+def _parser() -> tuple[Lark, _Builder]:
+    builder = _Builder()
+    lark = Lark(
+        _grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        transformer=builder,
+        maybe_placeholders=False,
+        cache=True,
+    )
+    return lark, builder
+
+
+def parse_text(text: str, filename: str = "<string>") -> ConfigFile:
+    """Parse configuration ``text``; errors are collected in the result."""
+    bom = ""
+    if text.startswith(BOM):
+        bom, text = BOM, text[1:]
+    result = ConfigFile(path=filename, bom=bom, line_count=text.count("\n") + 1)
+    if not text:
+        return result
+    lark, builder = _parser()
+    builder.file = filename
+    try:
+        nodes = lark.parse(text)
+    except _SectionMismatch as exc:
+        result.errors.append(exc.error)
+        return result
+    except VisitError as exc:  # an error raised inside a callback, wrapped by Lark
+        if isinstance(exc.orig_exc, _SectionMismatch):
+            result.errors.append(exc.orig_exc.error)
+            return result
+        raise
+    except UnexpectedInput as exc:
+        result.errors.append(_structure_error(text, filename, exc))
+        return result
+    result.nodes = nodes
+    return result
+
+
+def _structure_error(text: str, filename: str, exc: UnexpectedInput) -> ParseError:
+    """Explain a grammar failure in Apache's words: a stray ``</X>`` or an
+    unclosed ``<X>`` (reported at its opening line, as Apache does)."""
+    lark, builder = _parser()
+    stack: list[tuple[str, int, int]] = []
+    for tok in lark.lex(text, dont_ignore=True):
+        if tok.type == "SECTION_OPEN":
+            word, _ = first_word(logical_text(tok.value))
+            line, col = builder._position(tok)
+            stack.append((word.rstrip(">")[1:], line, col))
+        elif tok.type == "SECTION_CLOSE":
+            word, _ = first_word(logical_text(tok.value))
+            if not stack:
+                line, col = builder._position(tok)
+                name = word[2:].rstrip(">")
+                return ParseError(filename, line, col,
+                                  f"{word.rstrip('>')}> without matching <{name}> section")
+            stack.pop()
+    if stack:
+        name, line, col = stack[-1]
+        return ParseError(filename, line, col, f"<{name}> was not closed.")
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    return ParseError(filename, max(line, 1), max(col, 1), "syntax error")
+
+
+def decode(data: bytes) -> str:
+    """Config bytes to text that encodes back to the very same bytes."""
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+def parse_file(path: str | Path, display_name: str | None = None) -> ConfigFile:
+    """Read and parse one file. An unreadable file is a collected error too."""
+    name = display_name or str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        result = ConfigFile(path=name)
+        result.errors.append(ParseError(name, 0, 0, f"cannot read file: {exc.strerror or exc}"))
+        return result
+    return parse_text(decode(data), name)

@@ -1,0 +1,79 @@
+"""Apache's word splitting (``ap_getword_conf`` in server/util.c), in Python.
+
+Rules, as httpd 2.4 applies them to one logical line:
+
+* words are separated by white space;
+* a word starting with ``"`` or ``'`` runs to the next unescaped quote of the
+  same kind, or to the end of the line when there is none (Apache tolerates
+  an unbalanced trailing quote); inside it ``\\<quote>`` and ``\\\\`` are escapes;
+* right after a closing quote a new word may start with no space between, so
+  ``"a""b"`` is the two words ``a`` and ``b``;
+* an unquoted word runs to the next white space; ``\\\\`` inside it is one backslash.
+"""
+
+from __future__ import annotations
+
+import re
+
+# These are confmig's own fixed lexical patterns, not patterns taken from a config.
+_WORD = re.compile(
+    r"""[ \t\n\r\f\v]*(?:
+        "((?:[^"\\]|\\["\\]?)*)"?      # double quoted, closing quote optional
+      | '((?:[^'\\]|\\['\\]?)*)'?      # single quoted, closing quote optional
+      | ([^ \t\n\r\f\v]+)              # bare word
+    )""",
+    re.VERBOSE,
+)
+_UNESCAPE_DQ = re.compile(r'\\(["\\])')
+_UNESCAPE_SQ = re.compile(r"\\(['\\])")
+_UNESCAPE_BARE = re.compile(r"\\(\\)")
+_SPACE = frozenset(" \t\n\r\f\v")
+
+
+def split_words(text: str) -> list[str]:
+    """Split ``text`` into arguments exactly as Apache's config reader does."""
+    if not text:
+        return []
+    if "\\" not in text and '"' not in text and "'" not in text:
+        return text.split()
+    words: list[str] = []
+    pos, end = 0, len(text)
+    match = _WORD.match
+    while pos < end:
+        m = match(text, pos)
+        if m is None or m.end() == pos:  # only trailing white space is left
+            break
+        dq, sq, bare = m.groups()
+        if dq is not None:
+            words.append(_UNESCAPE_DQ.sub(r"\1", dq) if "\\" in dq else dq)
+        elif sq is not None:
+            words.append(_UNESCAPE_SQ.sub(r"\1", sq) if "\\" in sq else sq)
+        elif bare is not None:
+            words.append(_UNESCAPE_BARE.sub(r"\1", bare) if "\\" in bare else bare)
+        else:
+            break
+        pos = m.end()
+    return words
+
+
+def first_word(text: str) -> tuple[str, str]:
+    """Return (first word, the rest with leading white space removed)."""
+    stripped = text.lstrip(" \t\n\r\f\v")
+    if not stripped:
+        return "", ""
+    if stripped[0] not in "\"'\\":
+        for i, ch in enumerate(stripped):
+            if ch in _SPACE:
+                return stripped[:i], stripped[i:].lstrip(" \t\n\r\f\v")
+        return stripped, ""
+    m = _WORD.match(stripped)
+    assert m is not None
+    word = split_words(m.group(0))
+    return (word[0] if word else ""), stripped[m.end():].lstrip(" \t\n\r\f\v")
+
+
+def quote_word(word: str) -> str:
+    """Quote ``word`` if Apache would otherwise split or unescape it."""
+    if word and not any(c in _SPACE or c in "\"'\\" for c in word):
+        return word
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
