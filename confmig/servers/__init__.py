@@ -1,0 +1,62 @@
+"""Start real Apache httpd and nginx on 127.0.0.1 from private configs in temp dirs.
+
+Shared by the tests, ``confmig verify`` and ``confmig bench``. Nothing here reads or changes
+the system servers: every file (config, logs, pid, mutexes, temp paths) lives in a fresh temp
+dir, the only listener is ``127.0.0.1:<port>``, and the server process is our own child,
+stopped by PID.
+"""
+
+from confmig.servers.apache import (
+    ALWAYS_ADDED_MODULES,
+    BUILTIN_DEFAULT_MODULES,
+    ApacheServer,
+    ModuleSpec,
+    apache_config_test,
+    default_modules,
+    module_short_name,
+    resolve_modules,
+)
+from confmig.servers.base import ConfigTestResult, ManagedServer
+from confmig.servers.binaries import ApacheBinary, NginxBinary, find_apache, find_nginx
+from confmig.servers.errors import (
+    ServerConfigError,
+    ServerError,
+    ServerNotFound,
+    ServerStartError,
+)
+from confmig.servers.net import Headers, Response, free_port, http_get, port_open, wait_for_port
+from confmig.servers.nginx import NginxServer, nginx_config_test
+from confmig.servers.process import WorkerIdentity, make_docroot, pin_to, worker_identity
+
+__all__ = [
+    "ALWAYS_ADDED_MODULES",
+    "BUILTIN_DEFAULT_MODULES",
+    "ApacheBinary",
+    "ApacheServer",
+    "ConfigTestResult",
+    "Headers",
+    "ManagedServer",
+    "ModuleSpec",
+    "NginxBinary",
+    "NginxServer",
+    "Response",
+    "ServerConfigError",
+    "ServerError",
+    "ServerNotFound",
+    "ServerStartError",
+    "WorkerIdentity",
+    "apache_config_test",
+    "default_modules",
+    "find_apache",
+    "find_nginx",
+    "free_port",
+    "http_get",
+    "make_docroot",
+    "module_short_name",
+    "nginx_config_test",
+    "pin_to",
+    "port_open",
+    "resolve_modules",
+    "wait_for_port",
+    "worker_identity",
+]

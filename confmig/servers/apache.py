@@ -1,0 +1,231 @@
+"""A real Apache httpd on 127.0.0.1, configured privately in a temp dir."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from confmig.servers.base import ConfigTestResult, ManagedServer, write_file
+from confmig.servers.binaries import ApacheBinary, find_apache
+from confmig.servers.errors import ServerConfigError
+from confmig.servers.net import LOOPBACK
+from confmig.servers.process import worker_identity
+from confmig.servers.templating import render
+
+# Debian's a2enmod defaults; used when /etc/apache2/mods-enabled is absent.
+BUILTIN_DEFAULT_MODULES = (
+    "mpm_event", "authz_core", "authz_host", "authz_user", "authn_core", "authn_file",
+    "auth_basic", "access_compat", "alias", "autoindex", "dir", "env", "filter", "mime",
+    "negotiation", "reqtimeout", "setenvif", "deflate",
+)
+# Real-world .htaccess files lean on these, so the default set always has them.
+ALWAYS_ADDED_MODULES = ("rewrite", "headers", "expires")
+MPMS = ("event", "prefork", "worker")
+
+_LOAD_RE = re.compile(r"^\s*LoadModule\s+(\S+)\s+(\S+)", re.M)
+_LOADFILE_RE = re.compile(r"^\s*LoadFile\s+.+$", re.M)
+
+
+@dataclass(frozen=True)
+class ModuleSpec:
+    """One ``LoadModule`` line: short name (``rewrite``), identifier, shared object."""
+
+    name: str
+    ident: str
+    path: Path
+    load_files: tuple[str, ...] = ()  # LoadFile lines Debian's .load puts before it
+
+
+def module_short_name(name: str) -> str:
+    """``mod_rewrite``, ``mod_rewrite.so``, ``rewrite_module``, ``mod_rewrite.c`` -> ``rewrite``."""
+    short = name.strip()
+    short = short.removesuffix(".so").removesuffix(".c").removesuffix("_module")
+    return short.removeprefix("mod_")
+
+
+def debian_enabled_modules(binary: ApacheBinary) -> list[str] | None:
+    """Short names from ``mods-enabled/*.load`` (Debian's default set), or None if absent."""
+    if binary.mods_enabled is None:
+        return None
+    names = [p.stem for p in sorted(binary.mods_enabled.glob("*.load"))]
+    return names or None
+
+
+def default_modules(binary: ApacheBinary) -> list[str]:
+    """Debian's enabled set (or :data:`BUILTIN_DEFAULT_MODULES`) plus rewrite/headers/expires."""
+    base = debian_enabled_modules(binary) or list(BUILTIN_DEFAULT_MODULES)
+    return _dedupe([*base, *ALWAYS_ADDED_MODULES])
+
+
+def resolve_modules(binary: ApacheBinary, names: Iterable[str],
+                    mpm: str | None = None) -> list[ModuleSpec]:
+    """Turn module names into ``LoadModule`` specs for *binary*.
+
+    Exactly one MPM is loaded: *mpm* if given, else the one named in *names*, else event.
+    Compiled-in modules are skipped. Order is alphabetical, as Debian's ``*.load`` glob
+    (which is what makes e.g. ``proxy`` load before ``proxy_http``).
+    """
+    shorts = _dedupe(module_short_name(n) for n in names)
+    named_mpms = [n.removeprefix("mpm_") for n in shorts if n.startswith("mpm_")]
+    if mpm is None:
+        mpm = named_mpms[0] if named_mpms else "event"
+    if mpm not in MPMS:
+        raise ValueError(f"mpm must be one of {MPMS}, got {mpm!r}")
+    wanted = [n for n in shorts if not n.startswith("mpm_")] + [f"mpm_{mpm}"]
+    static = binary.static_modules
+    return [_module_spec(binary, n) for n in sorted(wanted) if n not in static]
+
+
+def _module_spec(binary: ApacheBinary, name: str) -> ModuleSpec:
+    # Debian's .load files know the odd identifiers (php8_module, ...) and LoadFile prerequisites.
+    if binary.mods_available is not None:
+        load = binary.mods_available / f"{name}.load"
+        if load.is_file():
+            text = load.read_text()
+            match = _LOAD_RE.search(text)
+            if match and (binary.modules_dir / Path(match.group(2)).name).is_file():
+                return ModuleSpec(name, match.group(1),
+                                  binary.modules_dir / Path(match.group(2)).name,
+                                  tuple(_LOADFILE_RE.findall(text)))
+    path = binary.modules_dir / f"mod_{name}.so"
+    if not path.is_file():
+        raise ServerConfigError(f"Apache module {name!r} not found: {path} does not exist")
+    return ModuleSpec(name, f"{name}_module", path)
+
+
+def _dedupe(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class ApacheServer(ManagedServer):
+    """Run Apache httpd in the foreground as our child on ``127.0.0.1:<port>``.
+
+    Use as a context manager (or :meth:`start` / :meth:`stop`)::
+
+        with ApacheServer(docroot, allow_override="All") as srv:
+            http_get(srv.base_url, "/index.html")
+
+    By default the site is ``DocumentRoot docroot`` with a ``<Directory docroot>`` block
+    (``Options`` as Debian's ``/var/www``, ``AllowOverride`` *allow_override*,
+    ``Require all granted``). *server_config* replaces that site with your own text (``str``)
+    or file (``pathlib.Path``); it must not contain ``Listen`` — use ``${CONFMIG_PORT}``,
+    ``${CONFMIG_DOCROOT}`` and ``${CONFMIG_ROOT}`` instead. *extra_config* is server-context
+    text included after the site (e.g. generated ``<Directory>`` blocks). User texts are
+    written to their own files, so Apache's "line N of ..." refers to lines of your text.
+
+    *modules* are short names (``rewrite`` or ``mod_rewrite``); the default is Debian's
+    enabled set plus rewrite, headers and expires. *mpm* (event/prefork/worker) overrides any
+    ``mpm_*`` in *modules*. *defines* become ``-D NAME``. As root the workers run as
+    ``www-data`` (Apache refuses ``User root``), so the docroot must be world-readable: see
+    :func:`confmig.servers.make_docroot`. *cpus* pins the server (all processes) to CPUs.
+    """
+
+    kind = "apache"
+
+    def __init__(
+        self,
+        docroot: str | os.PathLike[str] | None = None,
+        *,
+        allow_override: str = "All",
+        options: str = "Indexes FollowSymLinks",
+        extra_config: str = "",
+        server_config: str | os.PathLike[str] | None = None,
+        modules: Iterable[str] | None = None,
+        mpm: str | None = None,
+        defines: Sequence[str] = (),
+        log_level: str = "warn",
+        access_log: bool = False,
+        cpus: Iterable[int] | None = None,
+        port: int | None = None,
+        binary: ApacheBinary | str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        start_timeout: float = 10.0,
+        stop_timeout: float = 10.0,
+        check_docroot: bool = True,
+        keep_dir: bool = False,
+    ) -> None:
+        super().__init__(docroot=docroot, port=port, cpus=cpus, env=env,
+                         start_timeout=start_timeout, stop_timeout=stop_timeout,
+                         check_docroot=check_docroot, keep_dir=keep_dir)
+        self.binary = binary if isinstance(binary, ApacheBinary) else find_apache(binary)
+        self.allow_override = allow_override
+        self.options = options
+        self.extra_config = extra_config
+        self.server_config = server_config
+        names = default_modules(self.binary) if modules is None else list(modules)
+        self.modules = resolve_modules(self.binary, names, mpm)
+        self.defines = list(defines)
+        self.log_level = log_level
+        self.access_log = access_log
+
+    def access_log_text(self) -> str:
+        """The access log (``combined`` format); empty unless ``access_log=True``."""
+        return self._log_text("access")
+
+    def _pid_file(self, root: Path) -> Path:
+        return root / "run" / "httpd.pid"
+
+    def _log_files(self, root: Path) -> dict[str, Path]:
+        return {"error": root / "logs" / "error.log", "access": root / "logs" / "access.log"}
+
+    def _write_config(self, root: Path, port: int, appended: str = "") -> Path:
+        site_include: Path | None = None
+        if isinstance(self.server_config, str):
+            site_include = write_file(root / "site.conf", self.server_config)
+        elif self.server_config is not None:
+            site_include = Path(self.server_config).resolve()
+        includes = [write_file(root / name, text) for name, text in
+                    (("extra.conf", self.extra_config), ("appended.conf", appended)) if text]
+        ident = worker_identity()
+        types_config = Path("/etc/mime.types")
+        if not types_config.is_file():
+            types_config = write_file(root / "mime.types", "text/html html htm\n")
+        text = render(
+            "apache.conf.j2",
+            root=str(root), port=port, listen=f"{LOOPBACK}:{port}",
+            docroot=str(self.docroot) if self.docroot else None,
+            modules=self.modules,
+            load_files=_dedupe(line for m in self.modules for line in m.load_files),
+            user=ident.user if ident else None, group=ident.group if ident else None,
+            log_level=self.log_level, access_log=self.access_log,
+            types_config=str(types_config), options=self.options,
+            allow_override=self.allow_override,
+            site_include=str(site_include) if site_include else None,
+            includes=[str(p) for p in includes],
+        )
+        return write_file(root / "httpd.conf", text)
+
+    def _base_argv(self, conf: Path) -> list[str]:
+        argv = [str(self.binary.path), "-d", str(conf.parent), "-f", str(conf)]
+        for name in self.defines:
+            argv += ["-D", name]
+        return argv
+
+    def _test_argv(self, conf: Path) -> list[str]:
+        return [*self._base_argv(conf), "-t"]
+
+    def _run_argv(self, conf: Path) -> list[str]:
+        # FOREGROUND: no detach and no setsid, so the master stays our child and we own its PID.
+        return [*self._base_argv(conf), "-D", "FOREGROUND"]
+
+
+def apache_config_test(
+    config_text: str,
+    *,
+    modules: Iterable[str] | None = None,
+    mpm: str | None = None,
+    defines: Sequence[str] = (),
+    binary: ApacheBinary | str | os.PathLike[str] | None = None,
+) -> ConfigTestResult:
+    """Ask real Apache (``apache2 -t``) whether it accepts *config_text* in server context.
+
+    The text goes into its own file, included from a minimal private httpd.conf with the given
+    modules loaded (default set as in :class:`ApacheServer`) and no default site, so line
+    numbers in the message are lines of *config_text*. Returns ``(ok, message)``.
+    """
+    server = ApacheServer(None, server_config=config_text, modules=modules, mpm=mpm,
+                          defines=defines, binary=binary)
+    return server.config_test()
