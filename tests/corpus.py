@@ -16,7 +16,7 @@ def apache_corpus_files() -> list[Path]:
         return []
     return sorted(
         p for p in CORPUS.rglob("*")
-        if p.is_file() and p.name != "MANIFEST.tsv" and "server-configs-nginx" not in p.parts[-4:][0]
+        if p.is_file() and p.name != "MANIFEST.tsv"
         and "h5bp-server-configs-nginx" not in p.parts
     )
 

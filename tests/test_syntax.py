@@ -155,7 +155,7 @@ def test_structural_errors_have_file_line_column(text, line, column, message) ->
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(
-    list("<>/#\"'\\ \t\r\nabc\ufeff") + ["</a>", "<a>", "<A b>", "Options", "\\\n"])).map("".join))
+    [*list("<>/#\"'\\ \t\r\nabc\ufeff"), "</a>", "<a>", "<A b>", "Options", "\\\n"])).map("".join))
 def test_random_text_never_raises_and_round_trips_when_it_parses(text: str) -> None:
     config = parse_text(text, "fuzz")
     if config.ok:
@@ -167,7 +167,8 @@ def test_random_text_never_raises_and_round_trips_when_it_parses(text: str) -> N
 # --- the real-world corpus -------------------------------------------------
 
 @needs_corpus
-@pytest.mark.parametrize("path", apache_corpus_files(), ids=lambda p: p.relative_to(p.parents[2]).as_posix())
+@pytest.mark.parametrize("path", apache_corpus_files(),
+                         ids=lambda p: p.relative_to(p.parents[2]).as_posix())
 def test_corpus_file_parses_and_round_trips_byte_for_byte(path) -> None:
     data = path.read_bytes()
     config = parse_text(decode(data), str(path))

@@ -1,0 +1,3 @@
+from confmig.cli import main
+
+main()

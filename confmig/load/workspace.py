@@ -1,0 +1,90 @@
+"""One entry point for commands: a PATH (docroot, access file or server config)
+and an optional server config, loaded into a :class:`Workspace`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from confmig.load.conditions import ReadState
+from confmig.load.config import LoadedConfig, load_config, load_htaccess
+from confmig.load.docroot import DocrootScan, scan_docroot
+from confmig.syntax import ParseError
+
+ACCESS_FILE_HINTS = (".htaccess", "htaccess")
+
+
+def looks_like_access_file(path: Path) -> bool:
+    name = path.name.lower()
+    return name.startswith(ACCESS_FILE_HINTS) or name.endswith(".htaccess")
+
+
+@dataclass
+class Workspace:
+    """What a command works on: an optional server config and access files."""
+
+    server: LoadedConfig | None = None
+    docroot: Path | None = None
+    access: dict[str, LoadedConfig] = field(default_factory=dict)
+    scan: DocrootScan | None = None
+    state: ReadState = field(default_factory=ReadState)
+
+    @property
+    def errors(self) -> list[ParseError]:
+        out = list(self.server.errors) if self.server else []
+        for loaded in self.access.values():
+            out.extend(loaded.errors)
+        return out
+
+    def loaded(self) -> list[LoadedConfig]:
+        return ([self.server] if self.server else []) + list(self.access.values())
+
+
+def access_names(server: LoadedConfig | None) -> list[str]:
+    """The AccessFileName in force (the last one in the main server wins)."""
+    names = [".htaccess"]
+    if server is not None:
+        for node in server.nodes:
+            if getattr(node, "lname", "") == "accessfilename" and node.args:
+                names = list(node.args)
+    return names
+
+
+def load_path(
+    path: str | Path | None,
+    config: str | Path | None = None,
+    defines: set[str] | None = None,
+    on_directory: Callable[[int], None] | None = None,
+) -> Workspace:
+    """Load PATH the way the user means it.
+
+    * a directory is a docroot: every access file in it;
+    * a file named like ``.htaccess`` is one access file;
+    * any other file is a server config (with its Includes).
+    ``config`` is a server config whose AccessFileName, Defines and modules apply.
+    """
+    ws = Workspace()
+    if config is not None:
+        ws.server = load_config(config, defines=defines)
+        ws.state = ws.server.state
+    else:
+        ws.state.defines |= defines or set()
+    if path is None:
+        return ws
+    path = Path(path)
+    if path.is_dir():
+        ws.docroot = path
+        ws.scan = scan_docroot(path, access_names(ws.server), on_directory)
+        for access_file in ws.scan.access_files:
+            ws.access[str(access_file)] = load_htaccess(access_file, ws.state)
+    elif path.is_file() and (looks_like_access_file(path) or config is not None):
+        ws.access[str(path)] = load_htaccess(path, ws.state)
+    elif path.is_file():
+        ws.server = load_config(path, defines=defines)
+        ws.state = ws.server.state
+    else:
+        missing = LoadedConfig(main=str(path))
+        missing.errors.append(ParseError(str(path), 0, 0, "no such file or directory"))
+        ws.access[str(path)] = missing
+    return ws

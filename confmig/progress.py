@@ -1,0 +1,37 @@
+"""A rich progress display for long walks, shown only on a terminal."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+SHOW_AFTER = 200  # directories: small trees finish before a bar would help
+
+
+@contextmanager
+def directory_progress(console: Console) -> Iterator[Callable[[int], None] | None]:
+    """Yield a callback counting directories walked, or None when not on a terminal."""
+    if not console.is_terminal:
+        yield None
+        return
+    progress = Progress(SpinnerColumn(), TextColumn("walking docroot: {task.completed} dirs"),
+                        TimeElapsedColumn(), console=console, transient=True)
+    task = progress.add_task("walk", total=None)
+    started = False
+
+    def on_directory(count: int) -> None:
+        nonlocal started
+        if not started and count >= SHOW_AFTER:
+            progress.start()
+            started = True
+        if started:
+            progress.update(task, completed=count)
+
+    try:
+        yield on_directory
+    finally:
+        if started:
+            progress.stop()
