@@ -103,12 +103,26 @@ def test_section_argument_ends_at_the_last_bracket() -> None:
     assert section.args == ["\\.(a|b)>$"]
 
 
-def test_utf8_bom_tabs_non_ascii_and_crlf_round_trip() -> None:
-    text = "\ufeff# café — ünïcode\r\n\tOptions\t-Indexes\r\n"
+def test_tabs_non_ascii_and_crlf_round_trip() -> None:
+    text = "# café — ünïcode\r\n\tOptions\t-Indexes\r\n"
     config = only(text)
-    assert config.bom == "\ufeff"
     assert next(config.directives()).args == ["-Indexes"]
     assert print_file(config) == text
+
+
+def test_a_utf8_bom_is_part_of_the_first_word_as_in_apache() -> None:
+    """Apache on Unix does not skip a BOM (see test_syntax_apache): 'Invalid command'."""
+    config = only("\ufeff# not a comment any more\nOptions None\n")
+    first = config.nodes[0]
+    assert isinstance(first, Directive) and first.name == "\ufeff#"
+    assert print_file(config) == "\ufeff# not a comment any more\nOptions None\n"
+
+
+def test_an_unclosed_conditional_section_is_a_warning_not_an_error() -> None:
+    config = parse_text("<IfModule mod_headers.c>\nHeader set X y\n", "t")
+    assert config.ok and not config.nodes[0].closed
+    assert [w.line for w in config.warnings] == [1]
+    assert print_file(config) == "<IfModule mod_headers.c>\nHeader set X y\n"
 
 
 def test_invalid_utf8_bytes_round_trip() -> None:
@@ -142,6 +156,8 @@ def test_positions_of_nested_nodes() -> None:
     [
         ("<Directory /x>\n</Files>\n", 2, 1, "Expected </Directory> but saw </Files>"),
         ("Options None\n<Directory /x>\nOptions None\n", 2, 1, "<Directory> was not closed."),
+        ("<IfModule a>\n</IfModule >\n", 2, 1, "</IfModule without matching <IfModule section"),
+        ("<IfModule a>\n</IfModule> x\n", 2, 1, "</IfModule> without matching <IfModule> section"),
         ("  </Directory>\n", 1, 3, "</Directory> without matching <Directory> section"),
         ("<Directory /x\n</Directory>\n", 1, 1, "<Directory> directive missing closing '>'"),
         ("<Files a>\n</Files >\n", 2, 1, "</Files> directive missing closing '>'"),

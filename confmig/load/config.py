@@ -70,6 +70,7 @@ class _Reader:
         key = str(path)
         config = parse_file(path)
         self.result.files.setdefault(key, config)
+        self.result.warnings.extend(config.warnings)
         if not config.ok:
             self.result.errors.extend(config.errors)
             return []
@@ -158,6 +159,8 @@ class _Reader:
                 self._error(node, str(exc))
                 return []
             if not active:
+                if not node.closed:  # ap_soak_end_container hits the end of the file
+                    self._error(node, f"Expected </{node.name}> before end of configuration")
                 self.result.skipped_sections.append(node)
                 return []
             return self.walk(node.children)
@@ -200,6 +203,7 @@ def load_htaccess(
     reader = _Reader(result, os.environ if environ is None else environ, htaccess=True)
     config = parse_file(path, display_name)
     result.files[config.path] = config
+    result.warnings.extend(config.warnings)
     if not config.ok:
         result.errors.extend(config.errors)
         return result

@@ -62,7 +62,11 @@ class Directive(Node):
 
 @dataclass(eq=False, slots=True)
 class Section(Node):
-    """``<Name args>`` … ``</Name>``; ``raw`` is the opening line, ``close_raw`` the closing one."""
+    """``<Name args>`` … ``</Name>``; ``raw`` is the opening line, ``close_raw`` the closing one.
+
+    ``closed`` is False for a conditional section left open at the end of its file:
+    Apache reads a true one to the end of the file, and rejects a false one.
+    """
 
     name: str = ""
     args: list[str] = field(default_factory=list)
@@ -71,6 +75,7 @@ class Section(Node):
     children: list[Node] = field(default_factory=list)
     close_raw: str = ""
     close_line: int = 0
+    closed: bool = True
 
     @property
     def lname(self) -> str:
@@ -99,12 +104,16 @@ class ParseError:
 
 @dataclass(eq=False, slots=True)
 class ConfigFile:
-    """One parsed file: its nodes, and any parse error (the nodes are then empty)."""
+    """One parsed file: its nodes, and any parse error (the nodes are then empty).
+
+    ``warnings`` are constructs Apache accepts but that are almost certainly
+    mistakes (a conditional section never closed).
+    """
 
     path: str
     nodes: list[Node] = field(default_factory=list)
     errors: list[ParseError] = field(default_factory=list)
-    bom: str = ""
+    warnings: list[ParseError] = field(default_factory=list)
     line_count: int = 0
 
     @property

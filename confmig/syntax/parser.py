@@ -20,7 +20,10 @@ from lark.exceptions import UnexpectedInput, VisitError
 from confmig.syntax.ast import Blank, Comment, ConfigFile, Directive, Node, ParseError, Section
 from confmig.syntax.words import first_word, split_words
 
-BOM = "\ufeff"
+# Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
+# ap_build_cont_config, which stops quietly at the end of the file.
+CONDITIONAL_SECTIONS = frozenset(
+    {"ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"})
 _SPACE = " \t\n\r\f\v"
 
 
@@ -58,6 +61,7 @@ class _Builder(Transformer):
     """Rule callbacks run by the LALR parser; ``file`` is set per parse."""
 
     file = "<string>"
+    warnings: list[ParseError] = []  # noqa: RUF012  (reset per parse)
 
     def _position(self, token: Token) -> tuple[int, int]:
         """Line and column of the first non-blank character of ``token``."""
@@ -113,7 +117,9 @@ class _Builder(Transformer):
 
     def section(self, children: list) -> Node:
         open_tok: Token = children[0]
-        close_tok: Token = children[-1]
+        last = children[-1]
+        closed = isinstance(last, Token) and last.type == "SECTION_CLOSE"
+        body = children[1:-1] if closed else children[1:]
         line, col = self._position(open_tok)
         word, rest = first_word(logical_text(open_tok.value))
         # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
@@ -127,17 +133,33 @@ class _Builder(Transformer):
             raise _SectionMismatch(ParseError(
                 self.file, line, col, f"<{name}> directive missing closing '>'"))
         args_text = rest[:bracket].strip(_SPACE)
-        self._check_close(close_tok, name)
+        if closed:
+            self._check_close(last, name)
+        elif name.lower() in CONDITIONAL_SECTIONS:
+            self.warnings.append(ParseError(
+                self.file, line, col,
+                f"<{name}> was not closed: Apache reads it to the end of the file when its "
+                f"condition is true and refuses the file when it is false"))
+        else:
+            raise _SectionMismatch(ParseError(self.file, line, col, f"<{name}> was not closed."))
         return Section(
             self.file, line, col, open_tok.value,
             name=name, args=split_words(args_text), args_text=args_text,
-            end_line=self._end_line(open_tok), children=self._nodes(children[1:-1]),
-            close_raw=close_tok.value, close_line=self._position(close_tok)[0],
+            end_line=self._end_line(open_tok), children=self._nodes(body),
+            close_raw=last.value if closed else "",
+            close_line=self._position(last)[0] if closed else 0, closed=closed,
         )
 
     def _check_close(self, close_tok: Token, name: str) -> None:
         line, col = self._position(close_tok)
-        word, _ = first_word(logical_text(close_tok.value))
+        text = logical_text(close_tok.value)
+        word, _ = first_word(text)
+        if name.lower() in CONDITIONAL_SECTIONS and text.lower() != f"</{name.lower()}>":
+            # ap_build_cont_config ends a conditional body only at a line that is exactly
+            # </Name>; any other closing line is read as a stray end of section.
+            raise _SectionMismatch(ParseError(
+                self.file, line, col,
+                f"{word} without matching {word.replace('/', '', 1)} section"))
         if not word.endswith(">"):
             raise _SectionMismatch(ParseError(
                 self.file, line, col, f"{word}> directive missing closing '>'"))
@@ -162,14 +184,14 @@ def _parser() -> tuple[Lark, _Builder]:
 
 def parse_text(text: str, filename: str = "<string>") -> ConfigFile:
     """Parse configuration ``text``; errors are collected in the result."""
-    bom = ""
-    if text.startswith(BOM):
-        bom, text = BOM, text[1:]
-    result = ConfigFile(path=filename, bom=bom, line_count=text.count("\n") + 1)
+    # A UTF-8 byte order mark is not skipped: on Unix Apache reads it as part of the
+    # first word (Invalid command '\xef\xbb\xbfOptions'), and so does confmig.
+    result = ConfigFile(path=filename, line_count=text.count("\n") + 1)
     if not text:
         return result
     lark, builder = _parser()
     builder.file = filename
+    builder.warnings = result.warnings
     try:
         nodes = lark.parse(text)
     except _SectionMismatch as exc:

@@ -29,7 +29,8 @@ def _print_node(node: Node, depth: int, out: list[str]) -> None:
             out.append(f"{INDENT * depth}<{node.name}{' ' + args if args else ''}>\n")
         for child in node.children:
             _print_node(child, depth + 1, out)
-        out.append(node.close_raw or f"{INDENT * depth}</{node.name}>\n")
+        if node.closed:
+            out.append(node.close_raw or f"{INDENT * depth}</{node.name}>\n")
     elif node.raw:
         out.append(node.raw)
     elif isinstance(node, Directive):
@@ -48,4 +49,4 @@ def print_nodes(nodes: Iterable[Node], depth: int = 0) -> str:
 
 
 def print_file(config: ConfigFile) -> str:
-    return config.bom + print_nodes(config.nodes)
+    return print_nodes(config.nodes)

@@ -1,0 +1,201 @@
+"""Module identities, and which modules are loaded as ``<IfModule>`` sees it.
+
+Apache knows a module by two names.  Its *source file* (``mod_rewrite.c``) is the ``name``
+of the module struct -- ``__FILE__`` where the struct is defined, basename kept -- and its
+*identifier* (``rewrite_module``) is the exported symbol ``LoadModule`` names.
+``<IfModule x>`` is true when *x* equals either name of a loaded module, compared with
+``strcmp``: exact case, no ``.so``, no bare ``mod_rewrite``.  The manual calls modules by a
+third name (``mod_rewrite``, ``core``, ``event``) that ``<IfModule>`` does not accept.
+
+Most modules follow ``mod_X.c`` / ``X_module``; the irregular ones include mod_ldap
+(``util_ldap.c``), the MPMs (``event.c`` / ``mpm_event_module``), http_core
+(``http_core.c`` / ``http_module``), PHP (``mod_php.c`` / ``php_module`` for PHP 8,
+``mod_php7.c`` / ``php7_module``) and PageSpeed (``mod_instaweb.cc`` / ``pagespeed_module``).
+
+Data: ``data/modules.json`` (read from Debian's apache2 2.4.71 shared objects and checked
+with ``<IfModule>`` on the real server), ``data/third_party.json`` (``modules`` and
+``misnames``) and ``data/debian_modules.json``; all generated or curated by
+``tools/gen_registry.py``, never read from ``/etc`` at run time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import PurePath
+from typing import Any
+
+from confmig.model.registry import registry
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleIdentity:
+    """One module's names.
+
+    ``name`` is the manual's (``mod_rewrite``), ``source`` the ``<IfModule>`` file name
+    (None when unknown), ``identifier`` the ``LoadModule`` symbol.  ``static``: compiled
+    into Debian's apache2; ``available``: Debian's apache2 ships it.
+    """
+
+    name: str
+    identifier: str
+    source: str | None
+    shared_object: str | None = None
+    static: bool = False
+    available: bool = False
+    third_party: bool = False
+    verified: str | None = None
+    note: str | None = None
+
+    @property
+    def spellings(self) -> tuple[str, ...]:
+        """The names ``<IfModule>`` matches this module by."""
+        return tuple(n for n in (self.source, self.identifier) if n)
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> ModuleIdentity:
+        return cls(
+            name=row["name"], identifier=row["identifier"], source=row["source"],
+            shared_object=row.get("shared_object"), static=row.get("static", False),
+            available=row.get("available", False), third_party=row.get("third_party", False),
+            verified=row.get("verified"), note=row.get("note"),
+        )
+
+
+def _data(name: str) -> Any:
+    return json.loads((resources.files("confmig.model") / "data" / name)
+                      .read_text(encoding="utf-8"))
+
+
+@cache
+def identities() -> tuple[ModuleIdentity, ...]:
+    """Every known module: Apache's (shipped by Debian or not) and common third-party ones."""
+    rows = _data("modules.json")["modules"] + _data("third_party.json")["modules"]
+    return tuple(ModuleIdentity.from_json(row) for row in rows)
+
+
+@cache
+def _index() -> dict[str, ModuleIdentity]:
+    """Lower-cased spelling -> identity, for recognition (not for ``<IfModule>``)."""
+    index: dict[str, ModuleIdentity] = {}
+    for ident in identities():
+        names = [ident.name, ident.identifier, ident.source, ident.shared_object]
+        for spelling in filter(None, names):
+            index.setdefault(spelling.lower(), ident)
+    return index
+
+
+def lookup(name: str) -> ModuleIdentity | None:
+    """The module *name* refers to, by any of its names in any case (``mod_rewrite``,
+    ``mod_rewrite.c``, ``rewrite_module``, ``mod_rewrite.so``, ``Mod_Rewrite.C``).
+
+    For recognising what a file means; whether Apache would agree is :meth:`ModuleSet.has`.
+    """
+    return _index().get(name.strip().lower())
+
+
+def misname_hint(name: str) -> str | None:
+    """What an ``<IfModule>`` argument that names no module was probably meant to be, for
+    names seen in real files (``mod_php8.c``: PHP 8's module is ``mod_php.c``)."""
+    hints: dict[str, str] = _data("third_party.json")["misnames"]
+    return hints.get(name)
+
+
+@cache
+def debian_default_modules() -> frozenset[str]:
+    """Identifiers of the modules Debian's apache2 2.4 loads as installed: the compiled-in
+    ones (core, so, watchdog, http, log_config, logio, version, unixd) and those its
+    postinst enables (mpm_event, authz_core, mime, ...).  Stored data, not ``/etc``."""
+    return frozenset(_data("debian_modules.json")["modules"])
+
+
+class ModuleSet:
+    """A set of loaded modules, answering ``<IfModule>`` the way Apache does."""
+
+    def __init__(self, modules: Iterable[str | ModuleIdentity] = ()) -> None:
+        self._loaded: dict[str, ModuleIdentity] = {}  # identifier -> identity
+        for module in modules:
+            self.add(module)
+
+    @classmethod
+    def debian_default(cls) -> ModuleSet:
+        """Debian's default set (:func:`debian_default_modules`)."""
+        return cls(sorted(debian_default_modules()))
+
+    @classmethod
+    def compiled_in(cls) -> ModuleSet:
+        """Only the modules compiled into Debian's apache2 (what an empty config has)."""
+        return cls(i for i in identities() if i.static)
+
+    def add(self, module: str | ModuleIdentity) -> ModuleIdentity:
+        """Mark a known module loaded; *module* is an identity or any of its names."""
+        ident = module if isinstance(module, ModuleIdentity) else lookup(module)
+        if ident is None:
+            raise KeyError(f"unknown module {module!r}")
+        return self._loaded.setdefault(ident.identifier, ident)
+
+    def add_loadmodule(self, identifier: str, path: str) -> ModuleIdentity:
+        """Record ``LoadModule identifier path``.
+
+        The identifier is taken as written (it is the symbol Apache looks up, so its case
+        matters).  For a module this registry does not know, its source file name cannot be
+        read without the shared object; it is guessed from the file name (``mod_foo.so`` ->
+        ``mod_foo.c``) and the identity says so in ``note``.  Loading an already loaded
+        module changes nothing (Apache: "module ... is already loaded, skipping").
+        """
+        if identifier in self._loaded:
+            return self._loaded[identifier]
+        known = next((i for i in identities() if i.identifier == identifier), None)
+        if known is None:
+            stem = PurePath(path).name.split(".", 1)[0]
+            source = f"{stem}.c" if stem.startswith("mod_") else None
+            known = ModuleIdentity(
+                name=stem, identifier=identifier, source=source, shared_object=PurePath(path).name,
+                third_party=True, note="unknown module; source file guessed from its file name",
+            )
+        self._loaded[identifier] = known
+        return known
+
+    def discard(self, module: str) -> None:
+        """Forget a module named by its identifier or source file, if loaded."""
+        for key, ident in list(self._loaded.items()):
+            if module in ident.spellings:
+                del self._loaded[key]
+
+    def has(self, name: str) -> bool:
+        """``<IfModule name>``: *name* is the source file or the identifier of a loaded
+        module, exact case.  A leading ``!`` is not handled here (it negates the section)."""
+        return any(name in ident.spellings for ident in self._loaded.values())
+
+    def has_module(self, module: str) -> bool:
+        """Is the module the manual calls *module* (``mod_rewrite``, ``core``, ``event``)
+        loaded?  For registry lookups: :attr:`DirectiveInfo.modules` holds such names."""
+        return any(ident.name == module for ident in self._loaded.values())
+
+    def has_directive(self, name: str) -> bool:
+        """``<IfDirective name>``: does a loaded module define *name*?  Section names take
+        their ``<`` (``<Files``), as Apache's command table has them."""
+        return any(self.has_module(m) for info in registry().get_exact(name)
+                   for m in info.modules)
+
+    def copy(self) -> ModuleSet:
+        return ModuleSet(self._loaded.values())
+
+    @property
+    def identifiers(self) -> frozenset[str]:
+        return frozenset(self._loaded)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.has(name)
+
+    def __iter__(self) -> Iterator[ModuleIdentity]:
+        return iter(self._loaded.values())
+
+    def __len__(self) -> int:
+        return len(self._loaded)
+
+    def __repr__(self) -> str:
+        return f"ModuleSet({sorted(self._loaded)})"
