@@ -44,11 +44,10 @@ def logical_text(raw: str) -> str:
     return raw.strip(_SPACE)
 
 
-# One logical blank or comment line inside a TRIVIA token (same shapes as the grammar).
-_TRIVIA_LINE = re.compile(
-    r"(?:[ \t\f\v\r]|\\\r?\n)*(?:\n|#[^\n\\]*(?:\\(?:\r?\n)?[^\n\\]*)*(?:\n|\Z))"
-    r"|(?:[ \t\f\v\r]|\\\r?\n)+\Z"
-)
+# Inside a LINES token: one logical line (continuations included), and the blank
+# run in front of its first character.  Same shapes as the grammar's _REST and _WS.
+_LOGICAL_LINE = re.compile(r"[^\n\\]*(?:\\(?:\r?\n)?[^\n\\]*)*(?:\n|\Z)")
+_LEAD = re.compile(r"(?:[ \t\f\v\r]|\\\r?\n)*")
 
 
 class _SectionMismatch(Exception):
@@ -77,37 +76,44 @@ class _Builder(Transformer):
     def _end_line(self, token: Token) -> int:
         return token.line + token.value.count("\n", 0, len(token.value.rstrip("\n")) or 0)
 
-    def _trivia(self, token: Token, out: list[Node]) -> None:
-        """Split a run of blank and comment lines into one node per logical line."""
+    def _lines(self, token: Token, out: list[Node]) -> None:
+        """Split a LINES token into Blank, Comment and Directive nodes."""
         line = token.line
-        for m in _TRIVIA_LINE.finditer(token.value):
+        file = self.file
+        lead_match = _LEAD.match
+        for m in _LOGICAL_LINE.finditer(token.value):
             raw = m.group(0)
-            stripped = raw.lstrip(" \t\f\v\r\\\n")
-            if stripped.startswith("#"):
-                skipped = raw[: len(raw) - len(stripped)]
-                newlines = skipped.count("\n")
-                col = len(skipped) - skipped.rfind("\n") if newlines else len(skipped) + 1
-                out.append(Comment(self.file, line + newlines, col, raw))
+            if not raw:
+                continue
+            lead = lead_match(raw).end()
+            first = raw[lead:lead + 1]
+            newlines = raw.count("\n")
+            if first in ("", "\n"):
+                out.append(Blank(file, line, 1, raw))
             else:
-                out.append(Blank(self.file, line, 1, raw))
-            line += raw.count("\n")
-
-    def _directive(self, tok: Token) -> Directive:
-        line, col = self._position(tok)
-        name, rest = first_word(logical_text(tok.value))
-        return Directive(
-            self.file, line, col, tok.value,
-            name=name, args=split_words(rest), args_text=rest, end_line=self._end_line(tok),
-        )
+                skipped = raw[:lead]
+                before = skipped.count("\n")
+                col = lead - skipped.rfind("\n") if before else lead + 1
+                if first == "#":
+                    out.append(Comment(file, line + before, col, raw))
+                else:
+                    text = logical_text(raw)
+                    if '"' in text or "'" in text or "\\" in text:
+                        name, rest = first_word(text)
+                        args = split_words(rest)
+                    else:  # the common case: plain words
+                        args = text.split()
+                        name = args.pop(0)
+                        rest = text[len(name):].lstrip(_SPACE)
+                    out.append(Directive(file, line + before, col, raw, name, args, rest,
+                                         line + newlines - (raw[-1] == "\n")))
+            line += newlines
 
     def _nodes(self, children: list) -> list[Node]:
         out: list[Node] = []
         for child in children:
             if isinstance(child, Token):
-                if child.type == "DIRECTIVE":
-                    out.append(self._directive(child))
-                else:
-                    self._trivia(child, out)
+                self._lines(child, out)
             else:
                 out.append(child)
         return out
