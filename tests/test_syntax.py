@@ -191,3 +191,28 @@ def test_corpus_file_parses_and_round_trips_byte_for_byte(path) -> None:
     assert config.ok, config.errors
     assert print_file(config).encode("utf-8", "surrogateescape") == data
     assert config.nodes or not data
+
+
+_CORPUS_TEXTS = [decode(p.read_bytes()) for p in apache_corpus_files()]
+
+
+@needs_corpus
+@settings(max_examples=200, deadline=None)
+@given(
+    index=st.integers(min_value=0, max_value=max(len(_CORPUS_TEXTS) - 1, 0)),
+    cuts=st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 40),
+                            st.sampled_from(["", "<", ">", "</IfModule>", "\\\n", '"', "#",
+                                             "\n<Directory x>\n", "\r\n", "\ufeff"])),
+                  max_size=6),
+)
+def test_mutated_corpus_files_never_raise(index: int, cuts) -> None:
+    """Real files with random deletions and insertions: errors are collected, never raised."""
+    text = _CORPUS_TEXTS[index]
+    for at, length, insert in cuts:
+        at = at % (len(text) + 1)
+        text = text[:at] + insert + text[at + length:]
+    config = parse_text(text, "mutated")
+    if config.ok:
+        assert print_file(config) == text
+    else:
+        assert all(e.line >= 1 and e.column >= 1 and e.message for e in config.errors)
