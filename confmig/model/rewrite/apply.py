@@ -1,0 +1,444 @@
+"""One pass of a ruleset: ``apply_rewrite_list``, ``apply_rewrite_rule`` and
+``apply_rewrite_cond`` of mod_rewrite.c, with the URL helpers they call (``splitout_queryargs``,
+``fully_qualify_uri``, ``reduce_uri``, cookies, environment)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from fnmatch import fnmatchcase
+
+from confmig.model.rewrite.expand import expand, expand_tracking
+from confmig.model.rewrite.outcome import CondStep, Step
+from confmig.model.rewrite.request import RewriteRequest
+from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.rewrite.state import EvalState
+from confmig.model.rewrite.uri import (
+    atoi,
+    casecmp,
+    compare_lexicography,
+    is_absolute_uri,
+)
+
+# rule_return_type
+_NOMATCH, _MATCH, _NOSUB, _STATUS_SET = 0, 1, 2, 3
+# apply_rewrite_list results
+ACTION_NONE, ACTION_NORMAL, ACTION_NOESCAPE, ACTION_STATUS, ACTION_STATUS_SET = (
+    0, 1, 2, 4, 8)
+
+
+class PassResult:
+    """Result of one ``apply_rewrite_list``."""
+
+    __slots__ = ("end", "lastsub", "status", "value")
+
+    def __init__(self) -> None:
+        self.value = ACTION_NONE
+        self.lastsub: Rule | None = None
+        self.status: int | None = None  # r->status as the rules left it
+        self.end = False
+
+
+# -- conditions ----------------------------------------------------------------------------
+
+def _apply_cond(c: Condition, st: EvalState, rule: Rule) -> bool:
+    kind = c.kind
+    detail = ""
+    if kind == "regex":  # the common case first
+        test = c.template(st, None)
+        captures = c.regex.search(test)  # type: ignore[union-attr]
+        rc = captures is not None
+        if rc and not c.negate:
+            st.br_cond = captures
+    elif kind == "expr":
+        test = c.pattern
+        st.note_unsupported(f"RewriteCond expr {c.pattern!r} is not evaluated (taken as false)")
+        rc = False
+        detail = "expr not evaluated"
+    else:
+        test = c.template(st, None)
+        fs = st.request.fs
+        if kind == "-f":
+            rc = fs.is_file(test)
+        elif kind == "-d":
+            rc = fs.is_dir(test)
+        elif kind == "-s":
+            size = fs.size(test) if fs.is_file(test) else None
+            rc = bool(size)
+        elif kind == "-l":
+            rc = fs.is_symlink(test)
+        elif kind == "-x":
+            probe = getattr(fs, "is_executable", None)
+            if probe is None:
+                st.note_unsupported("-x: the filesystem callback cannot tell executability")
+                rc = False
+            else:
+                rc = bool(probe(test))
+        elif kind in ("-U", "-F"):
+            rc = _lookahead_cond(kind, test, st)
+        elif kind in ("<", "<=", ">", ">="):
+            cmp = casecmp(test, c.pattern) if c.nocase else compare_lexicography(test, c.pattern)
+            rc = {"<": cmp < 0, "<=": cmp <= 0, ">": cmp > 0, ">=": cmp >= 0}[kind]
+        elif kind == "=":
+            rc = casecmp(test, c.pattern) == 0 if c.nocase else test == c.pattern
+        else:
+            a, b = atoi(test), atoi(c.pattern)
+            rc = {"-lt": a < b, "-le": a <= b, "-eq": a == b, "-gt": a > b, "-ge": a >= b}[kind]
+    if c.negate:
+        rc = not rc
+    if st.trace:
+        st.steps[-1].conditions.append(CondStep(c, test, rc, detail))
+    return rc
+
+
+def _lookahead_cond(kind: str, test: str, st: EvalState) -> bool:
+    req = st.request
+    if not test or req.is_subrequest:
+        return False
+    look = req.lookahead
+    answer = look.status("uri" if kind == "-U" else "file", test) if look is not None else None
+    if answer is None:
+        st.note_unsupported(f"RewriteCond {kind} on {test!r} needs a sub-request (not modelled)")
+        return False
+    status, filename = answer
+    if kind == "-U":
+        return status < 400
+    return status < 300 and filename is not None and (
+        req.fs.is_file(filename) or req.fs.is_dir(filename))
+
+
+# -- one rule ------------------------------------------------------------------------------
+
+def _apply_rule(rule: Rule, st: EvalState, result: PassResult) -> int:
+    perdir = st.perdir
+    trace = st.trace
+    subject = st.filename
+    if perdir is not None:
+        if st.path_info:
+            subject += st.path_info
+        if subject.startswith(perdir):
+            subject = subject[len(perdir):]
+    st.match_uri = subject
+    captures = rule.regex.search(subject)
+    matched = (captures is not None) != rule.negate
+    if trace:
+        st.steps.append(Step(rule, subject, matched))
+    if not matched:
+        return _NOMATCH
+
+    if st.vary_this:
+        st.vary_this = []
+    st.br_cond = None
+    st.br_rule = None if rule.negate else captures
+
+    conds = rule.conditions
+    n = len(conds)
+    i = 0
+    while i < n:
+        c = conds[i]
+        rc = _apply_cond(c, st, rule)
+        if c.novary and st.vary_this:
+            st.vary_this = []
+        if c.ornext:
+            if not rc:
+                if st.vary_this:
+                    st.vary_this = []
+                i += 1
+                continue
+            while i < n and conds[i].ornext:
+                i += 1
+        elif not rc:
+            if trace:
+                st.steps[-1].conds_ok = False
+            return _NOMATCH
+        if st.vary_this:
+            st.vary.extend(st.vary_this)
+            st.vary_this = []
+        i += 1
+
+    newuri = ""
+    if not rule.nosub:
+        newuri, unsafe = expand_tracking(rule.substitution, st, rule,
+                                         track=not rule.unsafe_allow_3f)
+        if trace:
+            st.steps[-1].result = newuri
+        if unsafe > 0:
+            if trace:
+                st.steps[-1].note = ("a '?' produced by an expansion (e.g. a decoded %3F) without "
+                                     "[UnsafeAllow3F]: 403")
+            result.status = 403
+            return _STATUS_SET
+
+    if rule.env or rule.cookies:
+        done: list[str] = []
+        for spec in rule.env:
+            value = expand(spec, st)
+            _set_env(value, st)
+            done.append(f"unset env {value[1:]}" if value.startswith("!") else
+                        "env {}={!r}".format(*value.partition(":")[::2]))
+        for spec in rule.cookies:
+            value = expand(spec, st)
+            _add_cookie(value, st)
+            done.append(f"cookie {value}")
+        if trace:
+            _note(st, "; ".join(done))
+
+    if rule.nosub:
+        if rule.mime_type or rule.handler:
+            _force_type_handler(rule, st)
+        if rule.status_flag:
+            result.status = rule.redirect_code
+        return _NOSUB
+
+    prefix_added = False
+    if not newuri.startswith("/") and not is_absolute_uri(newuri)[0]:
+        if perdir is not None:
+            newuri = perdir + newuri
+            prefix_added = True
+        elif not (rule.proxy or rule.redirect):
+            newuri = "/" + newuri
+            prefix_added = True
+
+    st.filename = newuri
+    if perdir is not None and rule.discard_path_info:
+        st.path_info = ""
+    _splitout_queryargs(rule, st)
+
+    if rule.proxy:
+        _fully_qualify(st)
+        st.filename = "proxy:" + st.filename
+        return _MATCH
+    if rule.redirect:
+        _fully_qualify(st)
+        result.status = rule.redirect_code
+        return _MATCH
+    if not st.filename.startswith("/"):  # only "scheme://..." can be reduced or redirect
+        _reduce_uri(st)
+        if is_absolute_uri(st.filename)[0]:
+            result.status = rule.redirect_code
+            return _MATCH
+    if (not (rule.unc or prefix_added) and st.filename.startswith("//")
+            and rule.substitution[:2] != "//"):  # merge leading slashes unless written so
+        st.filename = "/" + st.filename.lstrip("/")
+    if rule.mime_type or rule.handler:
+        _force_type_handler(rule, st)
+    return _MATCH
+
+
+def _set_env(spec: str, st: EvalState) -> None:
+    if st.env is st.request.env:
+        st.env = dict(st.env)
+    if spec.startswith("!"):
+        st.env.pop(spec[1:], None)
+        st.env_changes[spec[1:]] = None
+        return
+    name, _, value = spec.partition(":")
+    st.env[name] = value
+    st.env_changes[name] = value
+
+
+def _add_cookie(spec: str, st: EvalState) -> None:
+    """``add_cookie``: ``[;]name:value:domain[:lifetime[:path[:secure[:httponly[:samesite]]]]]``."""
+    sep = ":"
+    if spec.startswith(";"):
+        sep, spec = ";", spec[1:]
+    parts = [p for p in spec.split(sep) if p]  # apr_strtok skips empty tokens
+    if len(parts) < 3:
+        return
+    var, val, domain = parts[:3]
+    if var in st.cookie_names:
+        return
+    expires, path, secure, httponly, samesite = (parts[3:8] + [None] * 5)[:5]
+    cookie = f"{var}={val}; path={path or '/'}; domain={domain}"
+    if expires is not None:
+        minutes = atoi(expires)
+        if minutes:
+            when = (st.request.now or datetime.utcnow()) + timedelta(minutes=minutes)
+            cookie += "; expires=" + when.strftime("%a, %d-%b-%Y %H:%M:%S GMT")
+    if secure and (secure.lower() in ("true", "secure") or secure == "1"):
+        cookie += "; secure"
+    if httponly and (httponly.lower() in ("true", "httponly") or httponly == "1"):
+        cookie += "; HttpOnly"
+    if samesite and samesite != "0" and samesite.lower() != "false":
+        cookie += f"; SameSite={samesite}"
+    st.cookies.append(cookie)
+    st.cookie_names.add(var)
+
+
+def _force_type_handler(rule: Rule, st: EvalState) -> None:
+    if rule.mime_type:
+        value = expand(rule.mime_type, st, rule)
+        if value:
+            st.mime_type = value.lower()
+    if rule.handler:
+        value = expand(rule.handler, st, rule)
+        if value:
+            st.handler = value.lower()
+
+
+def _splitout_queryargs(rule: Rule, st: EvalState) -> None:
+    if rule.qsnone:
+        st.args = None
+        return
+    fname = st.filename
+    skip = 0
+    if not fname.startswith("/"):
+        skip, sqs = is_absolute_uri(fname)
+        if skip and not sqs:
+            st.args = None
+            return
+    if rule.qsdiscard:
+        st.args = None
+    q = fname.rfind("?", skip) if rule.qslast else fname.find("?", skip)
+    if q < 0:
+        return
+    newq = fname[q + 1:]
+    st.filename = fname[:q]
+    if rule.qsappend:
+        if newq:
+            st.args = newq + "&" + (st.args or "")
+    else:
+        st.args = newq
+    if st.args is not None:
+        if not st.args:
+            st.args = None
+        elif st.args.endswith("&"):
+            st.args = st.args[:-1]
+
+
+def default_port(req: RewriteRequest) -> int:
+    return 443 if req.https else 80
+
+
+def _fully_qualify(st: EvalState) -> None:
+    req = st.request
+    if req.method == "CONNECT" or is_absolute_uri(st.filename)[0]:
+        return
+    port = "" if req.port == default_port(req) else f":{req.port}"
+    slash = "" if st.filename.startswith("/") else "/"
+    st.filename = f"{req.scheme}://{req.server_name_for_url}{port}{slash}{st.filename}"
+
+
+def matches_request_vhost(req: RewriteRequest, host: str, port: int) -> bool:
+    """``ap_matches_request_vhost``: is ``host:port`` this virtual host?  Note the port must
+    equal the one in ``ServerName`` (0 when ServerName has none), so ``http://name/`` is only
+    "ourselves" when ServerName says ``name:80``, or via a ``<VirtualHost name:port>`` address."""
+    low = host.lower()
+    for vhost, vport in req.vhost_addresses:
+        if (vport == 0 or vport == port) and vhost.lower() == low:
+            return True
+    if port != req.server_name_port:
+        return False
+    if low == req.server_name.lower():
+        return True
+    return any(fnmatchcase(low, alias.lower()) for alias in req.server_aliases)
+
+
+def _reduce_uri(st: EvalState) -> None:
+    req = st.request
+    scheme = req.scheme
+    fname = st.filename
+    n = len(scheme)
+    if not (len(fname) > n + 3 and fname[:n].lower() == scheme and fname[n:n + 3] == "://"):
+        return
+    rest = fname[n + 3:]
+    k = 0
+    while k < len(rest) and rest[k] not in "/:":
+        k += 1
+    host = rest[:k]
+    if k < len(rest) and rest[k] == ":":
+        after = rest[k + 1:]
+        slash = after.find("/")
+        port = atoi(after if slash < 0 else after[:slash]) & 0xFFFF
+        url = after[slash:] if slash >= 0 else "/"
+    elif k < len(rest):
+        port, url = default_port(req), rest[k:]
+    else:
+        port, url = default_port(req), "/"
+    if matches_request_vhost(req, host, port):
+        st.filename = url
+        st.uri_reduced = True
+
+
+# -- a whole ruleset -----------------------------------------------------------------------
+
+def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
+    result = PassResult()
+    req = st.request
+    limit = 2 * req.limit_request_line
+    n = len(rules)
+    rounds = 1
+    i = 0
+    while i < n:
+        rule = rules[i]
+        if req.is_subrequest and (rule.nosubreq or rule.redirect):
+            i += 1
+            continue
+        if st.vary:
+            st.vary = []
+        rc = _apply_rule(rule, st, result)
+        if rc == _NOMATCH:
+            while i < n and rules[i].chain:
+                if st.trace and i + 1 < n:
+                    st.steps.append(Step(rules[i + 1], "", False,
+                                         note="skipped: chained to a rule that did not match"))
+                i += 1
+            i += 1
+            continue
+        if not rule.nosub:
+            result.lastsub = rule
+        if len(st.filename) > limit:
+            result.status = 500
+            result.value = ACTION_STATUS
+            _note(st, f"rewritten URL longer than {limit} bytes: 500")
+            return result
+        if st.vary:
+            _merge_vary(st)
+        if rc == _STATUS_SET:
+            result.value = ACTION_STATUS_SET
+            return result
+        if rule.status_flag:
+            result.value = ACTION_STATUS
+            return result
+        if rc != _NOSUB:
+            result.value = ACTION_NOESCAPE if rule.noescape else ACTION_NORMAL
+        if rule.passthrough:
+            st.filename = "passthrough:" + st.filename
+            result.value = ACTION_NORMAL
+            _note(st, "[PT]: passed on to the next URL-to-filename translators")
+            break
+        if rule.end:
+            result.end = True
+            _note(st, "[END]: no more rewriting for this request")
+            break
+        if rule.proxy or rule.last:
+            _note(st, "[L]: end of this pass" if rule.last else "[P]: proxy")
+            break
+        if rule.next:
+            rounds += 1
+            if rounds >= rule.max_rounds:
+                result.status = 500
+                result.value = ACTION_STATUS
+                _note(st, f"exceeded maximum number of rounds ({rule.max_rounds}) via [N]: 500")
+                return result
+            if st.trace:
+                _note(st, f"[N]: starting round {rounds}")
+            i = 0
+            continue
+        if rule.skip > 0:
+            _note(st, f"[S={rule.skip}]: skipping {rule.skip} rule(s)")
+            i = min(i + rule.skip, n)
+        i += 1
+    return result
+
+
+def _note(st: EvalState, text: str) -> None:
+    if st.trace and st.steps:
+        step = st.steps[-1]
+        step.note = f"{step.note}; {text}" if step.note else text
+
+
+def _merge_vary(st: EvalState) -> None:
+    seen = st.request_vary
+    for name in st.vary:
+        if name.lower() not in seen:
+            seen[name.lower()] = name

@@ -1,0 +1,208 @@
+"""Expansion of substitutions and test strings: ``do_expand`` in mod_rewrite.c.
+
+Handles ``\\x`` escapes, ``%{VAR}``, ``${map:key|default}`` (key and default expanded
+recursively), ``$N`` (rule back-references) and ``%N`` (back-references of the last matched
+RewriteCond).  Expansion is single-pass: what an expansion produces is never re-expanded.
+
+It also tracks where the (first, or with ``[QSL]`` last) ``?`` of a substitution comes from,
+for Apache's 2.4.60+ rule that a ``?`` produced by an expansion (say ``$1`` holding a decoded
+``%3F``) makes the request 403 unless the rule has ``[UnsafeAllow3F]``.
+
+Templates come from the config, so each is tokenised once and cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confmig.model.rewrite.rules import Rule
+from confmig.model.rewrite.state import EvalState
+from confmig.model.rewrite.uri import escape_backref
+from confmig.model.rewrite.variables import resolver
+
+# Token kinds
+_SPAN, _RAW, _VAR, _REF, _MAP = range(5)
+Token = tuple  # (kind, ...)
+_cache: dict[str, tuple[Token, ...]] = {}
+_SPECIALS = "\\$%"
+
+
+def _find_closing_curly(s: str, i: int) -> int:
+    depth = 1
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif c == "{":
+            depth += 1
+        i += 1
+    return -1
+
+
+def _find_char_in_curlies(s: str, i: int, ch: str) -> int:
+    depth = 1
+    n = len(s)
+    while i < n:
+        c = s[i]
+        if c == ch and depth == 1:
+            return i
+        if c == "}":
+            depth -= 1
+            if depth == 0:
+                return -1
+        elif c == "{":
+            depth += 1
+        i += 1
+    return -1
+
+
+def tokenize(text: str) -> tuple[Token, ...]:
+    """Split a template into tokens (cached)."""
+    cached = _cache.get(text)
+    if cached is not None:
+        return cached
+    tokens: list[Token] = []
+    n = len(text)
+    i = 0
+
+    def span_end(i: int) -> int:
+        j = i
+        while j < n and text[j] not in _SPECIALS:
+            j += 1
+        return j
+
+    j = span_end(0)
+    if j:
+        tokens.append((_SPAN, text[:j]))
+    i = j
+    while i < n:
+        c = text[i]
+        nxt = text[i + 1] if i + 1 < n else ""
+        if c == "\\":
+            tokens.append((_RAW, nxt or "\\"))
+            i += 2
+            if not nxt:
+                break
+        elif nxt == "{":
+            end = _find_closing_curly(text, i + 2)
+            if end < 0:
+                tokens.append((_RAW, text[i:i + 2]))
+                i += 2
+            elif c == "%":
+                tokens.append((_VAR, text[i + 2:end], resolver(text[i + 2:end])))
+                i = end + 1
+            else:
+                colon = _find_char_in_curlies(text, i + 2, ":")
+                if colon < 0 or colon > end:
+                    tokens.append((_RAW, text[i:i + 2]))
+                    i += 2
+                else:
+                    inner = text[colon + 1:end]
+                    bar = _find_char_in_curlies(inner, 0, "|")
+                    key, dflt = (inner, None) if bar < 0 else (inner[:bar], inner[bar + 1:])
+                    tokens.append((_MAP, text[i + 2:colon], key, dflt))
+                    i = end + 1
+        elif "0" <= nxt <= "9":
+            tokens.append((_REF, c, int(nxt)))
+            i += 2
+        else:
+            tokens.append((_RAW, c))
+            i += 1
+        j = span_end(i)
+        if j > i:
+            tokens.append((_SPAN, text[i:j]))
+        i = j
+    result = tuple(tokens)
+    _cache[text] = result
+    return result
+
+
+def expand(text: str, st: EvalState, rule: Rule | None = None) -> str:
+    """Expand *text* (a test string, env/cookie spec, or a substitution without the 3F check)."""
+    return compile_template(text)(st, rule)
+
+
+Template = Callable[[EvalState, "Rule | None"], str]
+_compiled: dict[str, Template] = {}
+
+
+def compile_template(text: str) -> Template:
+    """A function expanding *text*; constant and single-``%{VAR}`` templates (most test
+    strings) get a direct path."""
+    func = _compiled.get(text)
+    if func is not None:
+        return func
+    tokens = tokenize(text)
+    if not tokens:
+        func = _const("")
+    elif len(tokens) == 1 and tokens[0][0] in (_SPAN, _RAW):
+        func = _const(tokens[0][1])
+    elif len(tokens) == 1 and tokens[0][0] == _VAR:
+        resolve = tokens[0][2]
+        func = lambda st, rule: resolve(st)  # noqa: E731
+    else:
+        func = lambda st, rule: expand_tracking(text, st, rule, track=False)[0]  # noqa: E731
+    _compiled[text] = func
+    return func
+
+
+def _const(value: str) -> Template:
+    return lambda st, rule: value
+
+
+def expand_tracking(text: str, st: EvalState, rule: Rule | None,
+                    track: bool = True) -> tuple[str, int]:
+    """``(expansion, unsafe_qmark)``: -1 no ``?``; 0 the deciding ``?`` is literal; 1 it came
+    from an expansion."""
+    qsl = rule is not None and rule.qslast
+    escape = rule is not None and rule.escape_backrefs
+    tracking = track
+    unsafe = -1
+    out: list[str] = []
+    for tok in tokenize(text):
+        kind = tok[0]
+        if kind == _SPAN:
+            piece = tok[1]
+            if tracking and "?" in piece:
+                unsafe = 0
+                tracking = qsl
+            out.append(piece)
+            continue
+        if kind == _RAW:
+            out.append(tok[1])
+            continue
+        if kind == _VAR:
+            piece = tok[2](st)
+        elif kind == _REF:
+            captures = st.br_rule if tok[1] == "$" else st.br_cond
+            piece = captures.group(tok[2]) if captures is not None else ""
+            if piece and escape:
+                assert rule is not None
+                piece = escape_backref(piece, rule.backref_escapes, rule.backref_noescapes,
+                                       noplus=rule.backref_noplus, ctls=rule.backref_ctls)
+            if not piece:
+                continue  # an empty back-reference is not an "expansion" for the ? check
+        else:
+            piece = _lookup_map(tok, st, rule)
+        if tracking and "?" in piece:
+            unsafe = 1
+            tracking = qsl
+        out.append(piece)
+    return "".join(out), unsafe
+
+
+def _lookup_map(tok: Token, st: EvalState, rule: Rule | None) -> str:
+    _, name, key_tpl, dflt_tpl = tok
+    key = expand_tracking(key_tpl, st, rule, track=False)[0]
+    rmap = st.maps.get(name)
+    value: str | None = None
+    if rmap is not None:
+        value, why = rmap.lookup(key, st.rng)
+        if why:
+            st.note_unsupported(why)
+    if value is None and dflt_tpl:
+        value = expand_tracking(dflt_tpl, st, rule, track=False)[0]
+    return value or ""

@@ -1,0 +1,386 @@
+"""RewriteEngine / RewriteBase / RewriteOptions / RewriteCond / RewriteRule / RewriteMap of one
+configuration section, parsed into typed objects the way ``mod_rewrite.c`` parses them.
+
+Parsing follows ``cmd_rewriterule`` / ``cmd_rewritecond`` / ``parseargline`` /
+``cmd_parseflagfield`` exactly, including their quirks:
+
+* RewriteRule and RewriteCond take the raw argument text (``RAW_ARGS``) and split it with
+  mod_rewrite's own ``parseargline``: quotes delimit but are not unescaped, ``\\<space>`` keeps
+  the backslash, and anything after the third argument is silently ignored;
+* flags are split on ``,`` only (a value cannot contain a comma) and matched on their first
+  letter, so e.g. any flag starting with ``D`` is accepted as ``DPI``;
+* a substitution ending in ``?`` drops the query string (or, with ``QSA``, means ``QSL``);
+* ``-ne`` is ``-eq`` negated; ``NC`` is ignored (with a warning) on non-string tests;
+* ``-ipmatch`` is *not* an operator in 2.4's RewriteCond: it is a regular expression.
+
+Problems are collected, never raised.  ``errors`` holds those Apache itself rejects (server
+config: httpd refuses to start; ``.htaccess``: every request below it gets a 500);
+``problems`` holds those and the warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from confmig.model.rewrite.flags import cond_flag, parse_flag_field, rule_flag
+from confmig.model.rewrite.maps import RewriteMap, parse_map
+from confmig.model.rewrite.regex import Regex, RegexError
+from confmig.model.rewrite.rules import (
+    FILE_TESTS,
+    INT_TESTS,
+    MAX_ROUNDS,
+    STRING_TESTS,
+    Condition,
+    Context,
+    Rule,
+)
+from confmig.syntax.ast import Directive
+
+__all__ = [
+    "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "Condition",
+    "Context", "Problem", "RewriteConfig", "Rule", "parse_arg_line", "rewrite_directives",
+]
+
+_SPACE = " \t\n\v\f\r"
+
+OPTION_NAMES: dict[str, str] = {
+    "inherit": "Inherit", "inheritbefore": "InheritBefore", "inheritdown": "InheritDown",
+    "inheritdownbefore": "InheritDownBefore", "ignoreinherit": "IgnoreInherit",
+    "allownoslash": "AllowNoSlash", "allowanyuri": "AllowAnyURI", "mergebase": "MergeBase",
+    "ignorecontextinfo": "IgnoreContextInfo", "legacyprefixdocroot": "LegacyPrefixDocRoot",
+    "unsafeprefixstat": "UnsafePrefixStat",
+}
+
+
+Problem = tuple[Directive, str]
+
+
+@dataclass(eq=False)
+class RewriteConfig:
+    """The mod_rewrite configuration of one section (server/vhost, or one per-dir context).
+
+    ``engine``/``options``/``base`` keep Apache's "was it set here" bits (``*_set``) because the
+    merge depends on them.  ``has_directives`` is False when the section holds no Rewrite*
+    directive at all: Apache then creates no rewrite config for it, so the parent's applies
+    unchanged (see :func:`confmig.model.rewrite.merge.merge`).
+    """
+
+    context: Context = "directory"
+    directory: str | None = None
+    engine: bool = False
+    engine_set: bool = False
+    options: frozenset[str] = frozenset()
+    options_set: bool = False
+    base: str | None = None
+    base_set: bool = False
+    rules: list[Rule] = field(default_factory=list)
+    maps: dict[str, RewriteMap] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
+    has_directives: bool = False
+    dangling_conditions: list[Condition] = field(default_factory=list)
+
+    @classmethod
+    def from_directives(cls, directives: Iterable[Directive], context: Context,
+                        directory: str | None = None, *,
+                        server_root: str | None = None) -> RewriteConfig:
+        """Parse the Rewrite* directives among *directives* (others are ignored).
+
+        *directory* is the per-dir context's path (a trailing ``/`` is added as Apache does);
+        *server_root* resolves relative ``RewriteMap`` file paths.
+        """
+        config = cls(context=context, directory=_with_slash(directory))
+        _Parser(config, server_root).run(directives)
+        return config
+
+    @property
+    def enabled(self) -> bool:
+        return self.engine
+
+    def has_option(self, name: str) -> bool:
+        return name in self.options
+
+
+def _with_slash(path: str | None) -> str | None:
+    if path is None or path.endswith("/"):
+        return path
+    return path + "/"
+
+
+class _Parser:
+    def __init__(self, config: RewriteConfig, server_root: str | None) -> None:
+        self.config = config
+        self.server_root = server_root
+        self.pending: list[Condition] = []
+
+    def problem(self, directive: Directive, message: str, *, fatal: bool = False) -> None:
+        self.config.problems.append((directive, message))
+        if fatal:
+            self.config.errors.append((directive, message))
+
+    def run(self, directives: Iterable[Directive]) -> None:
+        handlers = {
+            "rewriteengine": self.engine, "rewriteoptions": self.options,
+            "rewritebase": self.base, "rewritecond": self.cond, "rewriterule": self.rule,
+            "rewritemap": self.map,
+        }
+        for d in directives:
+            if not isinstance(d, Directive):
+                continue
+            name = d.name.lower()
+            handler = handlers.get(name)
+            if handler is not None:
+                self.config.has_directives = True
+                handler(d)
+            elif name in ("rewritelog", "rewriteloglevel", "rewritelock"):
+                self.problem(d, f"{d.name} was removed in Apache 2.4 (invalid command; use "
+                                "LogLevel rewrite:traceN / Mutex)", fatal=True)
+        for cond in self.pending:
+            assert cond.directive is not None
+            self.problem(cond.directive, "RewriteCond is not followed by a RewriteRule in this "
+                                         "section: Apache silently ignores it")
+        self.config.dangling_conditions = self.pending
+
+    # -- simple directives -------------------------------------------------------------
+
+    def engine(self, d: Directive) -> None:
+        value = d.args[0].lower() if len(d.args) == 1 else ""
+        if value not in ("on", "off"):
+            self.problem(d, "RewriteEngine must be On or Off", fatal=True)
+            return
+        self.config.engine = value == "on"
+        self.config.engine_set = True
+
+    def options(self, d: Directive) -> None:
+        if not d.args:
+            self.problem(d, "RewriteOptions requires at least one argument", fatal=True)
+            return
+        found = set(self.config.options)
+        for word in d.args:
+            low = word.lower()
+            if low in OPTION_NAMES:
+                found.add(OPTION_NAMES[low])
+            elif low.startswith("maxredirects="):
+                self.problem(d, "RewriteOptions MaxRedirects was removed (ignored); "
+                                "LimitInternalRecursion applies")
+            else:
+                hint = (" (a 2.5/trunk option: httpd 2.4 refuses it)"
+                        if low == "longurloptimization" else "")
+                self.problem(d, f"RewriteOptions: unknown option '{word}'{hint}", fatal=True)
+                return
+        self.config.options = frozenset(found)
+        self.config.options_set = True
+
+    def base(self, d: Directive) -> None:
+        if self.config.context != "directory":
+            self.problem(d, "RewriteBase: only valid in per-directory config files", fatal=True)
+            return
+        if len(d.args) != 1:
+            self.problem(d, "RewriteBase takes one argument, the base URL of the per-directory "
+                            "context", fatal=True)
+            return
+        url = d.args[0]
+        if not url:
+            self.problem(d, "RewriteBase: empty URL not allowed", fatal=True)
+        elif url[0] != "/":
+            self.problem(d, "RewriteBase: argument is not a valid URL", fatal=True)
+        else:
+            self.config.base = url
+            self.config.base_set = True
+
+    def map(self, d: Directive) -> None:
+        if self.config.context != "server":
+            self.problem(d, "RewriteMap not allowed here (server config and virtual hosts only)",
+                         fatal=True)
+            return
+        if len(d.args) not in (2, 3):
+            self.problem(d, "RewriteMap takes two or three arguments", fatal=True)
+            return
+        rmap, message = parse_map(d.args[0], d.args[1], d.args[2] if len(d.args) > 2 else None,
+                                  self.server_root)
+        if message:
+            self.problem(d, message, fatal=rmap is None)
+        if rmap is not None:
+            self.config.maps[rmap.name] = rmap
+
+    # -- RewriteCond -------------------------------------------------------------------
+
+    def cond(self, d: Directive) -> None:
+        parsed = parse_arg_line(_raw_args(d))
+        if parsed is None:
+            self.problem(d, f"RewriteCond: bad argument line '{_raw_args(d)}'", fatal=True)
+            return
+        test, raw_pattern, flags_text = parsed
+        cond = Condition(d, test, raw_pattern, raw_pattern, "regex", flags_text=flags_text or "")
+        if flags_text is not None:
+            err = parse_flag_field(flags_text, lambda k, v: cond_flag(cond, k))
+            if err:
+                self.problem(d, f"RewriteCond: {err}", fatal=True)
+                return
+        pat = raw_pattern
+        if pat.startswith("!"):
+            cond.negate = True
+            pat = pat[1:]
+        kind = "regex"
+        if test.lower() == "expr":
+            kind = "expr"
+        elif len(pat) >= 2:
+            if pat[0] == "-":
+                if len(pat) == 2:
+                    kind = {"f": "-f", "s": "-s", "d": "-d", "x": "-x", "h": "-l", "L": "-l",
+                            "l": "-l", "U": "-U", "F": "-F"}.get(pat[1], "regex")
+                elif len(pat) >= 4 and pat[1:3] in ("lt", "le", "gt", "ge", "eq", "ne"):
+                    kind = "-" + pat[1:3]
+                    pat = pat[3:]
+                    if kind == "-ne":
+                        kind = "-eq"
+                        cond.negate = not cond.negate
+            elif pat[0] in "<>":
+                if pat[1] == "=":
+                    kind, pat = pat[:2], pat[2:]
+                else:
+                    kind, pat = pat[0], pat[1:]
+            elif pat[0] == "=":
+                kind, pat = "=", pat[1:]
+                if pat == '""':
+                    pat = ""
+        if kind not in ("regex",) and kind not in STRING_TESTS and cond.nocase:
+            self.problem(d, f"RewriteCond: NoCase option for non-regex pattern '{pat}' is not "
+                            "supported and will be ignored")
+            cond.nocase = False
+        if pat.lower().startswith("-ipmatch") and kind == "regex":
+            self.problem(d, "RewriteCond: '-ipmatch' is not an operator in Apache 2.4's "
+                            "mod_rewrite; it is matched as a regular expression (use expr)")
+        cond.kind = kind
+        cond.pattern = pat
+        if kind == "regex":
+            try:
+                cond.regex = Regex(pat, cond.nocase)
+            except RegexError as exc:
+                self.problem(d, f"RewriteCond: cannot compile regular expression '{pat}': {exc}",
+                             fatal=True)
+                return
+        elif kind == "expr":
+            self.problem(d, "RewriteCond expr: ap_expr conditions are recognised but not "
+                            "evaluated by this model (treated as unknown)")
+        self.pending.append(cond)
+
+    # -- RewriteRule -------------------------------------------------------------------
+
+    def rule(self, d: Directive) -> None:
+        raw = _raw_args(d)
+        parsed = parse_arg_line(raw)
+        if parsed is None:
+            self.problem(d, f"RewriteRule: bad argument line '{raw}'", fatal=True)
+            self.pending = []
+            return
+        pattern, subst, flags_text = parsed
+        rule = Rule(d, pattern, _NEVER, subst, subst, flags_text=flags_text or "")
+        notes: list[str] = []
+        if flags_text is not None:
+            err = parse_flag_field(flags_text, lambda k, v: rule_flag(rule, k, v, notes))
+            if err:
+                self.problem(d, f"RewriteRule: {err}", fatal=True)
+                self.pending = []
+                return
+        for note in notes:
+            self.problem(d, note)
+        if pattern.startswith("!"):
+            rule.negate = True
+            pattern = pattern[1:]
+        try:
+            rule.regex = Regex(pattern, rule.nocase)
+        except RegexError as exc:
+            self.problem(d, f"RewriteRule: cannot compile regular expression '{pattern}': {exc}",
+                         fatal=True)
+            self.pending = []
+            return
+        rule.pattern = pattern
+        if subst == "-":
+            rule.nosub = True
+        if subst.endswith("?"):
+            if rule.qsappend:
+                rule.qslast = True
+            else:
+                rule.qsnone = True
+                rule.substitution = subst[:-1]
+        elif rule.qsdiscard and "?" not in subst:
+            rule.qsnone = True
+        if rule.proxy:
+            self.problem(d, "RewriteRule [P]: proxying is recognised but not modelled")
+        if self.config.context == "directory" and rule.passthrough:
+            self.problem(d, "RewriteRule [PT] has no effect in per-directory context")
+        rule.conditions = self.pending
+        self.pending = []
+        self.config.rules.append(rule)
+
+
+class _Never:
+    """Placeholder regex for a rule whose pattern has not been compiled yet."""
+
+    source = ""
+    nocase = False
+
+    def search(self, subject: str) -> None:
+        return None
+
+
+_NEVER: Regex = _Never()  # type: ignore[assignment]
+
+
+def _raw_args(d: Directive) -> str:
+    """The unsplit argument text (RAW_ARGS), falling back to the split words."""
+    if d.args_text:
+        return d.args_text
+    return " ".join(d.args)
+
+
+def parse_arg_line(text: str) -> tuple[str, str, str | None] | None:
+    """mod_rewrite's ``parseargline``: ``(a1, a2, a3 or None)``.
+
+    Returns None for "bad argument line" (fewer than two arguments).
+    """
+    n = len(text)
+    i = 0
+    while i < n and text[i] in _SPACE:
+        i += 1
+
+    def word(i: int) -> tuple[int, int]:
+        quote = text[i] if i < n and text[i] in "\"'" else ""
+        if quote:
+            i += 1
+        start = i
+        while i < n:
+            ch = text[i]
+            if (ch in _SPACE and not quote) or (quote and ch == quote):
+                break
+            if ch == "\\" and i + 1 < n and text[i + 1] in _SPACE:
+                i += 2
+                continue
+            i += 1
+        return start, i
+
+    s1, e1 = word(i)
+    if e1 >= n:
+        return None
+    a1 = text[s1:e1]
+    i = e1 + 1
+    while i < n and text[i] in _SPACE:
+        i += 1
+    s2, e2 = word(i)
+    a2 = text[s2:e2]
+    if e2 >= n:
+        return a1, a2, None
+    i = e2 + 1
+    while i < n and text[i] in _SPACE:
+        i += 1
+    if i >= n:
+        return a1, a2, None
+    s3, e3 = word(i)
+    return a1, a2, text[s3:e3]
+
+
+def rewrite_directives(directives: Sequence[Directive]) -> list[Directive]:
+    """Only the Rewrite* directives of *directives* (handy for callers and tests)."""
+    return [d for d in directives if d.name.lower().startswith("rewrite")]

@@ -1,0 +1,201 @@
+"""Regular expressions compiled the way Apache's ``ap_pregcomp`` compiles them.
+
+Apache 2.4 (``server/util_pcre.c``) compiles every pattern with PCRE2 and its default
+``RegexDefaultOptions`` — ``DOTALL`` and ``DOLLAR_ENDONLY`` — plus ``CASELESS`` for ``[NC]``.
+It does *not* enable UTF mode: patterns and subjects are plain bytes.  We therefore compile the
+UTF-8 bytes of the pattern and match the UTF-8 bytes of the subject (``surrogateescape`` keeps
+any non-UTF-8 byte intact), then decode the captured groups back the same way.
+
+``ap_regexec`` is unanchored, so matching uses ``search`` (pcre2's ``match`` is anchored).
+Only ``$0``..``$9`` / ``%0``..``%9`` can be referenced (``AP_MAX_REG_MATCH`` is 10).
+"""
+
+from __future__ import annotations
+
+import pcre2
+
+# PCRE2_DOLLAR_ENDONLY: the Python binding has no name for it, but passes the bit through.
+_DOLLAR_ENDONLY = 0x10
+_DEFAULT_FLAGS = pcre2.DOTALL | _DOLLAR_ENDONLY
+MAX_REG_MATCH = 10
+
+
+class UnsupportedEscape(ValueError):
+    """A pattern Apache's PCRE2 rejects but the Python binding (compiled with ``ALT_BSUX``)
+    would accept: ``\\u`` and ``\\U``."""
+
+
+RegexError = (pcre2.PatternError, UnsupportedEscape)
+
+# pcre2's public ``Pattern.search`` spends ~1.5 µs in Python wrappers per call; matching through
+# the binding's own compiled-code entry points is five times faster.  Used only when present
+# and self-checked at import; otherwise the public API is used.
+try:
+    from pcre2 import _cy as _pcre2_cy
+
+    _cy_match = _pcre2_cy.match
+    _cy_group = _pcre2_cy.match_substring_bynumber
+    _CTX = pcre2._EMPTY_MATCH_CONTEXT
+except (ImportError, AttributeError):  # pragma: no cover - other pcre2 versions
+    _cy_match = _cy_group = _CTX = None
+
+
+def to_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def from_bytes(data: bytes) -> str:
+    return data.decode("utf-8", "surrogateescape")
+
+
+class Captures:
+    """The groups of one successful match, decoded lazily (most are never referenced)."""
+
+    __slots__ = ("_count", "_groups", "_match", "_subject")
+
+    def __init__(self, match: object, subject: bytes, count: int,
+                 groups: list[str] | None = None) -> None:
+        self._match = match  # a pcre2.Match, or the binding's match data (fast path)
+        self._subject = subject
+        self._count = count  # groups including $0, at most MAX_REG_MATCH
+        self._groups = groups
+
+    def group(self, n: int) -> str:
+        """Group *n* as ``ap_pregsub`` sees it: ``""`` when unset, empty or out of range."""
+        groups = self._groups
+        if groups is None:
+            m = self._match
+            if isinstance(m, pcre2.Match):
+                raw = [m.group(i) for i in range(self._count)]
+            else:
+                raw = [_cy_group(m, self._subject, i) for i in range(self._count)]
+            groups = self._groups = [from_bytes(g) if g else "" for g in raw]
+        return groups[n] if n < len(groups) else ""
+
+    def all(self) -> list[str]:
+        return [self.group(i) for i in range(MAX_REG_MATCH) if i < self.count]
+
+    @property
+    def count(self) -> int:
+        self.group(0)
+        return len(self._groups or ())
+
+
+class Regex:
+    """A pattern from a config, compiled once with pcre2 as Apache would compile it."""
+
+    __slots__ = ("_code", "_groups", "_pattern", "_trivial", "nocase", "source")
+
+    def __init__(self, source: str, nocase: bool = False) -> None:
+        self.source = source
+        self.nocase = nocase
+        flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
+        self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags)
+        self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
+        self._code = self._pattern._pcre2_code if _FAST else None
+        self._trivial = _TRIVIAL.get(source)
+
+    def search(self, subject: str) -> Captures | None:
+        trivial = self._trivial
+        if trivial is not None:
+            # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
+            # answered without calling PCRE; the result is the same.
+            nonempty, whole, groups = trivial
+            if nonempty and not subject:
+                return None
+            g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
+            return Captures(None, b"", groups, [g0] * groups)
+        data = to_bytes(subject)
+        if self._code is not None:
+            m = _cy_match(self._code, data, len(data), 0, _CTX, 0)[0]
+        else:
+            m = self._pattern.search(data)
+        return Captures(m, data, self._groups) if m is not None else None
+
+    def __repr__(self) -> str:
+        return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
+
+
+def _as_apache_compiles(pattern: bytes) -> bytes:
+    """Undo what the Python binding adds to PCRE2's defaults, so a pattern means what it means
+    to httpd: the binding always sets ``ALT_BSUX`` (``\\x{..}`` is then not an escape, ``\\u``
+    is) and ``NEVER_BACKSLASH_C``.  ``\\x{hh}`` becomes ``\\xhh``, ``\\C`` (one code unit: one
+    byte here) becomes ``(?s:.)``, and ``\\u``/``\\U`` are refused as PCRE2 refuses them."""
+    if b"\\" not in pattern:
+        return pattern
+    out = bytearray()
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c != 0x5C or i + 1 >= n:
+            out.append(c)
+            i += 1
+            continue
+        nxt = pattern[i + 1]
+        if nxt == 0x51:  # \Q ... \E: literal, copied as is
+            end = pattern.find(b"\\E", i + 2)
+            end = n if end < 0 else end + 2
+            out += pattern[i:end]
+            i = end
+        elif nxt == 0x78 and pattern[i + 2:i + 3] == b"{":  # \x{hh}
+            close = pattern.find(b"}", i + 3)
+            digits = pattern[i + 3:close] if close > 0 else b""
+            if digits and all(d in b"0123456789abcdefABCDEF" for d in digits):
+                value = int(digits, 16)
+                if value > 0xFF:
+                    raise UnsupportedEscape("character code point value in \\x{} is too large")
+                out += b"\\x%02x" % value
+                i = close + 1
+            else:
+                out += pattern[i:i + 2]
+                i += 2
+        elif nxt in (0x75, 0x55):  # \u \U
+            raise UnsupportedEscape("PCRE2 does not support \\F, \\L, \\l, \\N{name}, \\U, "
+                                    "or \\u")
+        elif nxt == 0x43:  # \C
+            out += b"(?s:.)"
+            i += 2
+        else:
+            out += pattern[i:i + 2]
+            i += 2
+    return bytes(out)
+
+
+# pattern -> (needs a non-empty subject, $0 is the whole subject, number of groups incl. $0)
+_TRIVIAL: dict[str, tuple[bool, bool, int]] = {
+    "": (False, False, 1), "^": (False, False, 1),
+    ".*": (False, True, 1), "^.*": (False, True, 1), "^.*$": (False, True, 1),
+    "(.*)": (False, True, 2), "^(.*)": (False, True, 2), "^(.*)$": (False, True, 2),
+    ".": (True, False, 1),
+    ".+": (True, True, 1), "^.+": (True, True, 1), "^.+$": (True, True, 1),
+    "(.+)": (True, True, 2), "^(.+)": (True, True, 2), "^(.+)$": (True, True, 2),
+}
+
+
+def _first_byte(subject: str) -> str:
+    return subject[0] if subject[0] < "\x80" else from_bytes(to_bytes(subject)[:1])
+
+
+def compile_error(source: str, nocase: bool = False) -> str | None:
+    """The compile error message for *source*, or None when it compiles."""
+    try:
+        Regex(source, nocase)
+    except RegexError as exc:
+        return str(exc)
+    return None
+
+
+def _fast_path_works() -> bool:
+    if _cy_match is None:
+        return False
+    try:
+        p = pcre2.compile(b"^(a)(x)?(b+)$", _DEFAULT_FLAGS)
+        m = _cy_match(p._pcre2_code, b"abb", 3, 0, _CTX, 0)[0]
+        miss = _cy_match(p._pcre2_code, b"zz", 2, 0, _CTX, 0)[0]
+        return (miss is None and m is not None
+                and [_cy_group(m, b"abb", i) for i in range(4)] == [b"abb", b"a", None, b"bb"])
+    except Exception:  # pragma: no cover - defensive against binding changes
+        return False
+
+
+_FAST = _fast_path_works()

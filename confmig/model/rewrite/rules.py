@@ -1,0 +1,103 @@
+"""Typed RewriteRule and RewriteCond entries (``rewriterule_entry`` / ``rewritecond_entry``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from confmig.model.rewrite.regex import Regex
+from confmig.syntax.ast import Directive
+
+Context = Literal["server", "directory"]
+
+# REWRITE_MAX_ROUNDS: the [N] limit.  The documented 10000 is wrong for 2.4 (verified: 12001
+# rounds pass).
+MAX_ROUNDS = 32000
+
+# Cond pattern kinds.  File tests and lookaheads first, then comparisons.
+FILE_TESTS = frozenset({"-f", "-s", "-d", "-l", "-x", "-U", "-F"})
+STRING_TESTS = frozenset({"<", "<=", "=", ">", ">="})
+INT_TESTS = frozenset({"-lt", "-le", "-eq", "-gt", "-ge"})
+
+
+def _unexpanded(*_: object) -> str:
+    return ""
+
+
+@dataclass(eq=False, slots=True)
+class Condition:
+    """One RewriteCond.  ``pattern`` is what is compared against (operator and ``!`` removed)."""
+
+    directive: Directive | None
+    test: str
+    raw_pattern: str
+    pattern: str
+    kind: str  # "regex", "expr", one of FILE_TESTS, STRING_TESTS or INT_TESTS ("-h"/"-L" → "-l")
+    negate: bool = False
+    nocase: bool = False
+    ornext: bool = False
+    novary: bool = False
+    regex: Regex | None = None
+    flags_text: str = ""
+    template: Callable[..., str] = field(default=_unexpanded, repr=False)
+
+    def __post_init__(self) -> None:
+        from confmig.model.rewrite.expand import compile_template  # expand imports this module
+
+        self.template = compile_template(self.test)
+
+    def __str__(self) -> str:
+        flags = f" {self.flags_text}" if self.flags_text else ""
+        return f"RewriteCond {self.test} {self.raw_pattern}{flags}"
+
+
+@dataclass(eq=False, slots=True)
+class Rule:
+    """One RewriteRule with its conditions and decoded flags."""
+
+    directive: Directive | None
+    pattern: str
+    regex: Regex
+    substitution: str
+    raw_substitution: str
+    conditions: list[Condition] = field(default_factory=list)
+    flags_text: str = ""
+    negate: bool = False
+    nosub: bool = False  # substitution "-" or a status flag (F, G, R=4xx/5xx)
+    status_flag: bool = False  # F, G or a non-redirect R=code: answer ``redirect_code``
+    redirect: bool = False  # R
+    redirect_code: int = 302  # forced_responsecode (403 for F, 410 for G)
+    last: bool = False
+    end: bool = False
+    next: bool = False
+    max_rounds: int = MAX_ROUNDS
+    chain: bool = False
+    skip: int = 0
+    nocase: bool = False
+    noescape: bool = False
+    passthrough: bool = False
+    proxy: bool = False
+    qsappend: bool = False
+    qsdiscard: bool = False
+    qslast: bool = False
+    qsnone: bool = False
+    nosubreq: bool = False
+    discard_path_info: bool = False
+    escape_backrefs: bool = False
+    backref_escapes: str | None = None
+    backref_noescapes: str | None = None
+    backref_noplus: bool = False
+    backref_ctls: bool = False
+    env: list[str] = field(default_factory=list)
+    cookies: list[str] = field(default_factory=list)
+    mime_type: str | None = None
+    handler: str | None = None
+    unsafe_prefix_stat: bool = False
+    unsafe_allow_3f: bool = False
+    unc: bool = False
+
+    def __str__(self) -> str:
+        flags = f" {self.flags_text}" if self.flags_text else ""
+        neg = "!" if self.negate else ""
+        return f"RewriteRule {neg}{self.pattern} {self.raw_substitution}{flags}"
