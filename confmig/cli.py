@@ -157,6 +157,172 @@ def rule(code: Annotated[str, typer.Argument(help="A rule code (SYN003) or name.
         fail(str(exc))
 
 
+class ExplainFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def explain(
+    url: Annotated[str, typer.Argument(help="http://host[:port]/path?query, or /path?query.")],
+    root: Annotated[Path | None, typer.Option("--root", help="Document root (its .htaccess "
+                                              "tree; Debian's defaults, AllowOverride All).")]
+    = None,
+    config: ConfigOption = None,
+    host: Annotated[str | None, typer.Option("--host", help="Host header (chooses the "
+                                             "virtual host).")] = None,
+    header: Annotated[list[str] | None, typer.Option("-H", "--header", help="Request header "
+                                                     "'Name: value' (repeatable).")] = None,
+    method: Annotated[str, typer.Option("-X", "--method", help="Request method.")] = "GET",
+    define: DefinesOption = None,
+    fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
+) -> None:
+    """What Apache answers to one request, and every directive and rewrite step behind it."""
+    from confmig.model.explain import ExplainError, explain_request, render_json, render_text
+
+    try:
+        answer = explain_request(url, root=root, config=config, host=host,
+                                 headers=header or [], method=method, defines=define or [])
+    except ExplainError as exc:
+        fail(str(exc))
+    if fmt is ExplainFormat.json:
+        out.file.write(json.dumps(render_json(answer), indent=2) + "\n")
+    else:
+        out.print(render_text(answer, f"{method.upper()} {url}"))
+
+
+class ConvertTarget(StrEnum):
+    httpd = "httpd"
+    nginx = "nginx"
+    flask = "flask"
+
+
+@app.command()
+def convert(
+    docroot: Annotated[Path | None, typer.Argument(help="Document root whose .htaccess files "
+                                                        "to convert (omit with --config to "
+                                                        "rewrite the whole config).")] = None,
+    to: Annotated[ConvertTarget, typer.Option("--to", help="Target.")] = ConvertTarget.httpd,
+    config: ConfigOption = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE "
+                                                "(atomically) instead of stdout.")] = None,
+    write: Annotated[bool, typer.Option("--write", help="Rewrite --config in place (a .bak "
+                                        "of every file changed).")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output or "
+                                        "backup.")] = False,
+    keep_500: Annotated[bool, typer.Option("--keep-500", help="Where Apache answered 500 "
+                                           "(forbidden directive), keep answering 500.")]
+    = False,
+    define: DefinesOption = None,
+) -> None:
+    """Fold .htaccess files into <Directory> blocks: a fragment for DOCROOT (AllowOverride
+    All assumed, or as --config sets it), or with --config and no DOCROOT (or --write) the
+    whole configuration. Exit 0, 1 if something could not be carried over faithfully
+    (listed on stderr), 2 on bad input."""
+    from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
+    from confmig.servers import ServerError
+
+    request = ConvertRequest(to.value, docroot, config, output, write, force,
+                             Options(keep_500=keep_500, defines=tuple(define or ())))
+    try:
+        outcome = run(request)
+    except (ConvertError, WriteRefused, ServerError, OSError) as exc:
+        fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    outcome.print(out, err)
+    raise typer.Exit(outcome.exit_code)
+
+
+class VerifyFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command()
+def verify(
+    docroot: Annotated[Path | None, typer.Argument(help="Document root to verify (with "
+                                                        "--config: only this tree).")] = None,
+    to: Annotated[ConvertTarget, typer.Option("--to", help="Target.")] = ConvertTarget.httpd,
+    config: ConfigOption = None,
+    requests: Annotated[Path | None, typer.Option("--requests", help="Extra requests, one "
+                                                  "per line: [METHOD] PATH [| Name: value]…")]
+    = None,
+    max_requests: Annotated[int, typer.Option("--max-requests", min=1)] = 2000,
+    timeout: Annotated[float, typer.Option("--timeout", help="Time budget for the probes, "
+                                           "in seconds.")] = 120.0,
+    fmt: Annotated[VerifyFormat, typer.Option("--format", "-f")] = VerifyFormat.text,
+    apache: Annotated[str | None, typer.Option("--apache", help="Apache httpd binary.")]
+    = None,
+    nginx: Annotated[str | None, typer.Option("--nginx", help="nginx binary.")] = None,
+    keep_500: Annotated[bool, typer.Option("--keep-500", help="Convert with --keep-500.")]
+    = False,
+    define: DefinesOption = None,
+) -> None:
+    """Run the original and the converted site on real servers and compare their answers.
+    Exit 0 when they agree (or differ only where convert said so), 1 on any other
+    difference, 2 on bad input or a missing server."""
+    from confmig.verify import VerifyError, VerifyRequest, run_verify
+
+    request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
+                            apache, nginx, keep_500, tuple(define or ()))
+    try:
+        report = run_verify(request, progress=err)
+    except VerifyError as exc:
+        fail(str(exc))
+    report.print(out, json_format=fmt is VerifyFormat.json)
+    raise typer.Exit(report.exit_code)
+
+
+@app.command()
+def bench(
+    depth: Annotated[int, typer.Option(help="Depth of the generated directory chain.")] = 10,
+    files: Annotated[int, typer.Option(help="Files per directory (N.foo even, N.bar odd).")]
+    = 50,
+    htaccess: Annotated[str, typer.Option(help="Where .htaccess files go: leaf, every, or N "
+                                          "(every Nth level).")] = "leaf",
+    targets: Annotated[str, typer.Option(help="Comma-separated targets; apache-htaccess is "
+                                         "the baseline.")] = "apache-htaccess,apache-httpd",
+    mpm: Annotated[str, typer.Option(help="Apache MPMs, comma-separated.")] = "event,prefork",
+    concurrency: Annotated[str, typer.Option(help="Connections, e.g. 1,2,4,10,50.")] = "10",
+    depth_sweep: Annotated[str | None, typer.Option(help="Depths to sweep, e.g. 1,5,10,20 "
+                                                    "(instead of --depth).")] = None,
+    urls: Annotated[str, typer.Option(help="deepest, top or random files.")] = "deepest",
+    duration: Annotated[str | None, typer.Option(help="Per run, e.g. 3s (default).")] = None,
+    requests: Annotated[int | None, typer.Option(help="Per run, instead of --duration.")]
+    = None,
+    size: Annotated[str, typer.Option(help="small or large files.")] = "small",
+    keepalive: Annotated[str, typer.Option(help="on, off or both.")] = "on",
+    repeat: Annotated[int, typer.Option(help="Repetitions (runs alternate A B A B).")] = 3,
+    site: Annotated[Path | None, typer.Option(help="Benchmark this docroot instead of a "
+                                             "generated tree.")] = None,
+    keep: Annotated[bool, typer.Option(help="Keep the generated trees.")] = False,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Write every raw run as "
+                                                   "JSON.")] = None,
+    html_file: Annotated[Path | None, typer.Option("--html", help="Write a self-contained "
+                                                   "HTML report.")] = None,
+    client: Annotated[str | None, typer.Option(help="wrk, ab or builtin (default: the best "
+                                               "installed).")] = None,
+) -> None:
+    """Measure each migration on real servers: req/s, latency and .htaccess lookups per
+    request, verified answers first. Exit 0, 1 if a target answered differently from the
+    baseline (it is not measured), 2 on bad input or a missing server."""
+    from confmig.bench import BenchError, BenchUsageError
+    from confmig.bench import bench as run_bench
+    from confmig.bench.options import options_from_cli
+    from confmig.bench.summary import summary_renderable
+
+    try:
+        options = options_from_cli(
+            depth=depth, files=files, htaccess=htaccess, targets=targets, mpm=mpm,
+            concurrency=concurrency, depth_sweep=depth_sweep, urls=urls, duration=duration,
+            requests=requests, size=size, keepalive=keepalive, repeat=repeat, site=site,
+            keep=keep, json_path=json_file, html_path=html_file, client=client)
+        report = run_bench(options, err)
+    except (BenchUsageError, BenchError) as exc:
+        fail(str(exc))
+    out.print(summary_renderable(report))
+    raise typer.Exit(1 if report.mismatched_targets else 0)
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

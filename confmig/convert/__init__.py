@@ -1,0 +1,130 @@
+"""``confmig convert``: move a site's ``.htaccess`` configuration somewhere faster.
+
+Targets: ``httpd`` (``<Directory>`` blocks in the server configuration).  nginx and Flask
+will plug in here with the same :class:`~confmig.convert.result.ConversionResult`.
+
+:func:`run` is what the command line calls: it converts, then prints nothing but writes what
+was asked (``-o FILE`` atomically, ``--write`` in place with ``.bak`` backups), refusing to
+overwrite anything without ``force``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from confmig.convert.httpd import Options, convert_config, convert_docroot
+from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
+from confmig.fs import WriteRefused, atomic_write, rewrite_in_place
+
+TARGETS = ("httpd",)
+PLANNED_TARGETS = ("nginx", "flask")
+
+
+@dataclass
+class ConvertRequest:
+    """The command line's arguments."""
+
+    target: str
+    docroot: Path | None = None
+    config: Path | None = None
+    output: Path | None = None
+    write: bool = False
+    force: bool = False
+    options: Options = field(default_factory=Options)
+
+
+@dataclass
+class ConvertOutcome:
+    result: ConversionResult
+    written: list[Path] = field(default_factory=list)
+    backups: list[Path] = field(default_factory=list)
+
+    @property
+    def printed(self) -> bool:
+        """True when the text is for stdout (nothing was written)."""
+        return not self.written
+
+    @property
+    def exit_code(self) -> int:
+        """1 when something could not be carried over faithfully, else 0."""
+        return 1 if self.result.untranslatable else 0
+
+    def print(self, out: Console, err: Console) -> None:
+        """The text on *out* (unless it was written), every note and a summary on *err*."""
+        if self.printed:
+            out.file.write(self.result.text)
+            out.file.flush()
+        for path in self.backups:
+            err.print(f"backup: {path}", markup=False)
+        for path in self.written:
+            err.print(f"wrote: {path}", markup=False)
+        for note in self.result.untranslatable:
+            err.print(f"untranslatable: {note}", markup=False)
+        for note in self.result.warnings:
+            label = "warning" if note.kind is NoteKind.TRANSFORMED else "note"
+            err.print(f"{label}: {note}", markup=False)
+        err.print(summary(self.result), markup=False)
+
+
+def summary(result: ConversionResult) -> str:
+    count = len(result.untranslatable)
+    what = "nothing untranslatable" if not count else f"{count} untranslatable (see above)"
+    return (f"confmig convert --to {result.target}: {result.source}: "
+            f"{len(result.docroots)} document root(s), {what}")
+
+
+def convert(target: str, docroot: str | os.PathLike[str] | None = None,
+            config: str | os.PathLike[str] | None = None,
+            options: Options | None = None) -> ConversionResult:
+    """Convert without writing: a fragment for *docroot* (AllowOverride as *config* sets it,
+    if given), or without *docroot* the whole *config* rewritten."""
+    _check_target(target)
+    if docroot is not None:
+        return convert_docroot(docroot, config, options)
+    if config is None:
+        raise ConvertError("give a DOCROOT, or --config httpd.conf to rewrite a whole config")
+    return convert_config(config, None, options)
+
+
+def run(request: ConvertRequest) -> ConvertOutcome:
+    """Convert and write as asked.  Raises :class:`ConvertError` for bad input and
+    :class:`~confmig.fs.WriteRefused` when writing would overwrite without ``force``."""
+    _check_target(request.target)
+    if request.write and request.output is not None:
+        raise ConvertError("--write rewrites the configuration in place; -o writes a new file: "
+                           "give one of them")
+    whole_config = request.write or request.docroot is None
+    if whole_config:
+        if request.config is None:
+            raise ConvertError("--write and whole-configuration mode need --config httpd.conf"
+                               if request.write else
+                               "give a DOCROOT, or --config httpd.conf to rewrite a whole config")
+        result = convert_config(request.config, request.docroot, request.options)
+    else:
+        assert request.docroot is not None
+        result = convert_docroot(request.docroot, request.config, request.options)
+    outcome = ConvertOutcome(result)
+    if request.write:
+        report = rewrite_in_place(result.files, force=request.force)
+        outcome.written, outcome.backups = report.written, report.backups
+    elif request.output is not None:
+        outcome.written.append(atomic_write(request.output, result.text, force=request.force))
+    return outcome
+
+
+def _check_target(target: str) -> None:
+    if target in PLANNED_TARGETS:
+        raise ConvertError(f"--to {target} is not available yet (planned); available: "
+                           + ", ".join(TARGETS))
+    if target not in TARGETS:
+        raise ConvertError(f"unknown target {target!r}; available: {', '.join(TARGETS)}")
+
+
+__all__ = [
+    "PLANNED_TARGETS", "TARGETS", "ConversionResult", "ConvertError", "ConvertOutcome",
+    "ConvertRequest", "Note", "NoteKind", "Options", "WriteRefused", "convert", "run",
+]

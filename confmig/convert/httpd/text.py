@@ -1,0 +1,60 @@
+"""Text helpers for moving lossless nodes into ``<Directory>`` blocks.
+
+Re-indenting only ever touches the *first* physical line of a node: the lines after a
+backslash continuation are part of the same logical line, and adding white space there would
+change the value of a quoted argument that spans them.
+"""
+
+from __future__ import annotations
+
+_FNMATCH = "*?["
+
+
+def directory_arg(path: str) -> str:
+    """The argument of ``<Directory …>`` that matches exactly the directory *path*.
+
+    ``<Directory>`` treats ``*``, ``?`` and ``[`` as ``fnmatch`` wildcards, so a directory whose
+    name contains one of them is written with each such character in a one-character class
+    (``[[]``), and ``\\`` doubled (fnmatch's escape character once the path has a wildcard).
+    The word is then quoted for Apache's config reader (``\\`` and ``\"`` inside quotes).
+    """
+    if needs_fnmatch_escape(path):
+        path = "".join(f"[{c}]" if c in _FNMATCH else "\\\\" if c == "\\" else c
+                       for c in path)
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def needs_fnmatch_escape(path: str) -> bool:
+    return any(c in path for c in _FNMATCH)
+
+
+def ensure_newline(text: str) -> str:
+    return text if not text or text.endswith("\n") else text + "\n"
+
+
+def indent_first_line(raw: str, prefix: str) -> str:
+    """*raw* with *prefix* before its first line (blank lines stay empty)."""
+    raw = ensure_newline(raw)
+    if not raw.strip(" \t\r\n"):
+        return "\n"
+    return prefix + raw
+
+
+def comment_out(raw: str, prefix: str) -> str:
+    """*raw* as comment lines: every physical line gets ``# `` after *prefix*.
+
+    Commenting every line (not only the first, which would already swallow continuation lines
+    the way Apache reads comments) keeps the text readable and makes it easy to restore.
+    """
+    raw = ensure_newline(raw)
+    lines = raw.splitlines(keepends=True)
+    out = []
+    for index, line in enumerate(lines):
+        text = line.lstrip(" \t") if index == 0 else line
+        out.append(f"{prefix}# {text}" if line.strip() else f"{prefix}#\n")
+    return "".join(out)
+
+
+def comment_lines(text: str, prefix: str) -> str:
+    """Free text as ``# confmig:`` comment lines."""
+    return "".join(f"{prefix}# confmig: {line}\n" for line in text.splitlines() or [""])

@@ -1,0 +1,115 @@
+"""What a conversion produces, for every target (httpd today; nginx and Flask later).
+
+A :class:`ConversionResult` holds the generated text (or, when a whole configuration is
+rewritten, the new text of each file it changes) and every :class:`Note` the converter has to
+tell the user: directives it could not carry over faithfully (``untranslatable``) and things
+worth knowing that do not change any answer (``warnings``).
+
+Each note names the directory whose requests it may affect (``scope``), so ``confmig verify``
+can tell a difference the converter announced from one it did not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class NoteKind(StrEnum):
+    """Why a note was written."""
+
+    #: Apache answered 500 for the directory (forbidden or unknown directive, bad syntax);
+    #: the converted configuration does not (unless asked to keep the 500).
+    FATAL = "fatal"
+    #: No equivalent in the target; answers below ``scope`` may differ.
+    UNTRANSLATABLE = "untranslatable"
+    #: Apache ignored it (AllowOverride None, ``Nonfatal=``); carried as a comment, no change.
+    IGNORED = "ignored"
+    #: The converter rewrote it so that it keeps its meaning; no change expected.
+    TRANSFORMED = "transformed"
+    #: Worth knowing; no change expected.
+    INFO = "info"
+
+
+#: Kinds whose notes announce that answers below their scope may change.
+BEHAVIOUR_CHANGING = frozenset({NoteKind.FATAL, NoteKind.UNTRANSLATABLE})
+
+
+@dataclass(frozen=True)
+class Note:
+    """One message about one place in a source file."""
+
+    file: str
+    line: int
+    directive: str
+    reason: str
+    kind: NoteKind = NoteKind.UNTRANSLATABLE
+    #: Absolute directory whose requests (it and everything below) the note may affect.
+    scope: str | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def changes_behaviour(self) -> bool:
+        return self.kind in BEHAVIOUR_CHANGING
+
+    def __str__(self) -> str:
+        what = f"{self.directive}: " if self.directive else ""
+        return f"{self.location}: {what}{self.reason}"
+
+    def to_json(self) -> dict[str, object]:
+        return {"file": self.file, "line": self.line, "directive": self.directive,
+                "reason": self.reason, "kind": self.kind.value, "scope": self.scope}
+
+
+@dataclass
+class ConversionResult:
+    """The output of one conversion.
+
+    ``text`` is the primary output: the fragment to paste (docroot mode) or the new main
+    configuration file (config mode).  ``files`` maps every file a config-mode conversion
+    changes to its new text (the main file included); it is empty for a fragment.
+    """
+
+    target: str
+    source: str
+    text: str
+    files: dict[str, str] = field(default_factory=dict)
+    untranslatable: list[Note] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
+    #: The document roots the conversion covered (absolute paths as the server sees them).
+    docroots: list[str] = field(default_factory=list)
+
+    @property
+    def notes(self) -> list[Note]:
+        return [*self.untranslatable, *self.warnings]
+
+    def announced_scopes(self) -> list[str]:
+        """Directories below which the converter said answers may differ."""
+        scopes = {n.scope for n in self.untranslatable if n.changes_behaviour and n.scope}
+        return sorted(scopes)
+
+    def announces(self, directory: str | Path) -> bool:
+        """Whether a difference for a request walking *directory* was announced."""
+        path = str(directory).rstrip("/") or "/"
+        for scope in self.announced_scopes():
+            root = scope.rstrip("/") or "/"
+            if path == root or path.startswith(root + "/") or root == "/":
+                return True
+        return False
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target": self.target, "source": self.source, "docroots": self.docroots,
+            "files": sorted(self.files), "untranslatable": [n.to_json() for n in
+                                                            self.untranslatable],
+            "warnings": [n.to_json() for n in self.warnings],
+        }
+
+
+class ConvertError(Exception):
+    """Input the converter cannot work with; the message is one line, ``file:line:`` first
+    where there is one."""

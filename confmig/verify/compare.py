@@ -1,0 +1,123 @@
+"""Reduce a response to what the configuration decides, and compare two of them.
+
+Compared: the status, ``Location``, a hash of the body, and every header the configuration can
+set (``Content-Type``, ``Cache-Control``, ``Vary``, custom ``Header`` names…).  Left out as
+noise: ``Date``, ``Server``, ``Connection``/``Keep-Alive``, ``Transfer-Encoding`` and
+``Content-Length`` (the body hash covers it); ``ETag`` only for being there or not; ``Expires``
+as its distance from ``Date`` (mod_expires' max-age), within two seconds.  Each server's own
+port is replaced by ``PORT`` in ``Location`` and in the body (error pages and redirects name
+it), since the two servers listen on different ports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+
+from confmig.servers import Response
+
+NOISE = frozenset({"date", "server", "connection", "keep-alive", "transfer-encoding",
+                   "content-length"})
+PRESENCE_ONLY = frozenset({"etag"})
+EXPIRES_TOLERANCE = 2
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One response, normalised."""
+
+    status: int
+    location: str | None = None
+    body_sha256: str = ""
+    body_preview: str = ""
+    headers: dict[str, str] = field(default_factory=dict)
+    expires_in: int | None = None  # Expires - Date, seconds
+    error: str | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"status": self.status, "location": self.location,
+                "body_sha256": self.body_sha256, "headers": self.headers,
+                "expires_in": self.expires_in, "error": self.error}
+
+
+@dataclass(frozen=True)
+class FieldDiff:
+    field: str
+    original: str
+    converted: str
+
+
+def observe(response: Response, port: int, hosts: tuple[str, ...] = ()) -> Observed:
+    body = _unport(response.body.decode("latin-1"), port, hosts)
+    headers: dict[str, str] = {}
+    location = None
+    for name in response.headers:
+        lower = name.lower()
+        value = response.headers[name]
+        if lower in NOISE or lower == "expires":
+            continue
+        if lower == "location":
+            location = _unport(value, port, hosts)
+            continue
+        headers[lower] = "(present)" if lower in PRESENCE_ONLY else _unport(value, port, hosts)
+    return Observed(
+        status=response.status,
+        location=location,
+        body_sha256=hashlib.sha256(body.encode("latin-1")).hexdigest(),
+        body_preview=" ".join(body[:120].split()),
+        headers=headers,
+        expires_in=_expires_in(response),
+    )
+
+
+def failed(error: BaseException) -> Observed:
+    return Observed(status=0, error=f"{type(error).__name__}: {error}")
+
+
+def differences(original: Observed, converted: Observed) -> list[FieldDiff]:
+    out: list[FieldDiff] = []
+    if original.error or converted.error:
+        if original.error != converted.error:
+            out.append(FieldDiff("error", str(original.error), str(converted.error)))
+        return out
+    if original.status != converted.status:
+        out.append(FieldDiff("status", str(original.status), str(converted.status)))
+    if original.location != converted.location:
+        out.append(FieldDiff("location", str(original.location), str(converted.location)))
+    if original.body_sha256 != converted.body_sha256:
+        out.append(FieldDiff("body", original.body_preview or "(empty)",
+                             converted.body_preview or "(empty)"))
+    for name in sorted(set(original.headers) | set(converted.headers)):
+        a, b = original.headers.get(name), converted.headers.get(name)
+        if a != b:
+            out.append(FieldDiff(name, str(a) if a is not None else "(absent)",
+                                 str(b) if b is not None else "(absent)"))
+    a_exp, b_exp = original.expires_in, converted.expires_in
+    if (a_exp is None) != (b_exp is None) or (
+            a_exp is not None and b_exp is not None and abs(a_exp - b_exp) > EXPIRES_TOLERANCE):
+        out.append(FieldDiff("expires", _expires(a_exp), _expires(b_exp)))
+    return out
+
+
+def _expires(value: int | None) -> str:
+    return "(absent)" if value is None else f"Date + {value}s"
+
+
+def _expires_in(response: Response) -> int | None:
+    if "expires" not in response.headers:
+        return None
+    try:
+        expires = parsedate_to_datetime(response.headers["expires"])
+        date = parsedate_to_datetime(response.headers.get("date", ""))
+    except (TypeError, ValueError):
+        return -1  # present but not a date (Apache sends "0" sometimes): compare presence
+    return int((expires - date).total_seconds())
+
+
+def _unport(text: str, port: int, hosts: tuple[str, ...]) -> str:
+    if str(port) not in text:
+        return text
+    for host in ("127.0.0.1", "localhost", *hosts):
+        text = text.replace(f"{host}:{port}", f"{host}:PORT")
+    return text.replace(f"Port {port}", "Port PORT")

@@ -1,0 +1,113 @@
+"""What a verification found, as a rich table or JSON."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.table import Table
+
+from confmig.convert.result import ConversionResult
+from confmig.verify.compare import FieldDiff, Observed
+from confmig.verify.probes import Probe
+
+MAX_ROWS = 60
+
+
+@dataclass
+class ProbeResult:
+    probe: Probe
+    original: Observed
+    converted: Observed
+    diffs: list[FieldDiff]
+    announced: bool
+
+
+@dataclass
+class VerifyReport:
+    target: str
+    source: str
+    conversion: ConversionResult
+    sent: int = 0
+    planned: int = 0
+    truncated: int = 0
+    out_of_time: bool = False
+    elapsed: float = 0.0
+    differing: list[ProbeResult] = field(default_factory=list)
+    statuses: Counter[int] = field(default_factory=Counter)  # the original's answers
+
+    @property
+    def unannounced(self) -> list[ProbeResult]:
+        return [r for r in self.differing if not r.announced]
+
+    @property
+    def announced(self) -> list[ProbeResult]:
+        return [r for r in self.differing if r.announced]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.unannounced else 0
+
+    def summary(self) -> str:
+        verdict = "OK" if not self.unannounced else "DIFFERENT"
+        parts = [f"{verdict}: {self.sent} requests to both servers in {self.elapsed:.1f}s",
+                 f"{len(self.unannounced)} unexpected difference(s)",
+                 f"{len(self.announced)} announced by convert as untranslatable"]
+        if self.truncated:
+            parts.append(f"{self.truncated} more probes over --max-requests")
+        if self.out_of_time:
+            parts.append(f"stopped by --timeout after {self.sent} of {self.planned}")
+        seen = ", ".join(f"{code}×{n}" for code, n in sorted(self.statuses.items()))
+        return "; ".join(parts) + (f" (original answered {seen})" if seen else "")
+
+    def print(self, out: Console, *, json_format: bool = False) -> None:
+        if json_format:
+            out.file.write(json.dumps(self.to_json(), indent=2) + "\n")
+            return
+        if self.differing:
+            out.print(self.table())
+        for note in self.conversion.untranslatable:
+            out.print(f"untranslatable: {note}", markup=False)
+        out.print(self.summary(), markup=False)
+
+    def table(self) -> Table:
+        table = Table(title=f"confmig verify --to {self.target}: {self.source}",
+                      show_lines=False)
+        for column in ("request", "field", "original", "converted", "announced"):
+            table.add_column(column, overflow="fold")
+        rows = 0
+        for result in sorted(self.differing, key=lambda r: (r.announced, r.probe.path)):
+            for diff in result.diffs:
+                if rows >= MAX_ROWS:
+                    break
+                table.add_row(result.probe.describe(), diff.field, _cut(diff.original),
+                              _cut(diff.converted), "yes" if result.announced else "NO")
+                rows += 1
+        total = sum(len(r.diffs) for r in self.differing)
+        if total > rows:
+            table.caption = f"{total - rows} more differing fields not shown (--format json)"
+        return table
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target": self.target, "source": self.source, "ok": self.exit_code == 0,
+            "sent": self.sent, "planned": self.planned, "truncated": self.truncated,
+            "out_of_time": self.out_of_time, "elapsed": round(self.elapsed, 3),
+            "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
+            "differences": [{
+                "request": r.probe.describe(), "method": r.probe.method, "path": r.probe.path,
+                "headers": dict(r.probe.headers), "why": r.probe.why,
+                "directory": r.probe.directory, "announced": r.announced,
+                "fields": [{"field": d.field, "original": d.original,
+                            "converted": d.converted} for d in r.diffs],
+                "original": r.original.to_json(), "converted": r.converted.to_json(),
+            } for r in self.differing],
+            "conversion": self.conversion.to_json(),
+            "summary": self.summary(),
+        }
+
+
+def _cut(text: str, width: int = 70) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,176 @@
+"""One verification: convert, start both servers, send every probe to both, compare, stop.
+
+Every server started here is stopped again on every way out — a difference, an error, the time
+budget, or Ctrl-C (``KeyboardInterrupt`` passes through ``ExitStack`` after the servers are
+stopped, and each ``ApacheServer`` also has a finalizer as a last resort).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from confmig.convert import ConvertError, Options, convert_config, convert_docroot
+from confmig.convert.httpd import original_text
+from confmig.convert.httpd.check import available_modules
+from confmig.convert.httpd.configmode import targets as config_targets
+from confmig.convert.httpd.env import assumed_env, config_env
+from confmig.convert.httpd.fragment import load_server_config
+from confmig.convert.httpd.layout import read_layout
+from confmig.convert.result import ConversionResult
+from confmig.servers import ApacheBinary, ServerError, find_apache, http_get
+from confmig.verify.compare import Observed, differences, failed, observe
+from confmig.verify.probes import Probe, ProbeFileError, Site, generate, read_requests
+from confmig.verify.report import ProbeResult, VerifyReport
+from confmig.verify.runconfig import HIDDEN_ACCESS_FILE, runnable
+from confmig.verify.targets import ApacheTarget, Target, TargetUnavailable, unavailable
+
+REQUEST_TIMEOUT = 10.0
+Progress = Callable[[int, int], None]
+
+
+class VerifyError(Exception):
+    """Bad input, a missing server or a server that would not start (exit 2)."""
+
+
+@dataclass
+class VerifyRequest:
+    target: str = "httpd"
+    docroot: Path | None = None
+    config: Path | None = None
+    requests: Path | None = None
+    max_requests: int = 2000
+    timeout: float = 120.0
+    apache: str | None = None
+    nginx: str | None = None
+    keep_500: bool = False
+    defines: tuple[str, ...] = ()
+
+
+@dataclass
+class Setup:
+    """Everything needed to run the comparison."""
+
+    conversion: ConversionResult
+    original: Target
+    converted: Target
+    sites: list[Site]
+
+
+def verify(request: VerifyRequest, on_progress: Progress | None = None) -> VerifyReport:
+    """Run one verification; raises :class:`VerifyError` for what is not a difference."""
+    if request.target in ("nginx", "flask"):
+        raise VerifyError(str(unavailable(request.target)))
+    if request.target != "httpd":
+        raise VerifyError(f"unknown target {request.target!r}")
+    if request.docroot is None and request.config is None:
+        raise VerifyError("give a DOCROOT, or --config httpd.conf")
+    try:
+        binary = find_apache(request.apache)
+        setup = prepare(request, binary)
+        requests = (read_requests(request.requests, setup.sites[0] if setup.sites else None)
+                    if request.requests else [])
+    except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
+        raise VerifyError(str(exc)) from exc
+    probes = generate(setup.sites, requests, request.max_requests)
+    report = VerifyReport(request.target, str(request.config or request.docroot),
+                          setup.conversion, planned=len(probes.probes),
+                          truncated=probes.truncated)
+    started = time.monotonic()
+    with contextlib.ExitStack() as stack:
+        for target in (setup.original, setup.converted):
+            _start(stack, target)
+        _run(report, setup, probes.probes, started + request.timeout, on_progress)
+    report.elapsed = time.monotonic() - started
+    return report
+
+
+def prepare(request: VerifyRequest, binary: ApacheBinary) -> Setup:
+    options = Options(keep_500=request.keep_500, apache=str(binary.path),
+                      defines=request.defines)
+    if request.config is None:
+        assert request.docroot is not None
+        return _docroot_setup(request.docroot, options, binary)
+    return _config_setup(request.config, request.docroot, options, binary)
+
+
+def _docroot_setup(docroot: Path, options: Options, binary: ApacheBinary) -> Setup:
+    # The test servers' DocumentRoot is the resolved path, so the blocks must name that one.
+    docroot = docroot.resolve()
+    conversion = convert_docroot(docroot, None, options)
+    env = assumed_env(set(options.defines))
+    common = {"binary": binary, "defines": options.defines}
+    original = ApacheTarget("original", docroot=docroot, allow_override="All", **common)
+    converted = ApacheTarget(
+        "converted", docroot=docroot, allow_override="All",
+        extra_config=conversion.text + f"\nAccessFileName {HIDDEN_ACCESS_FILE}\n", **common)
+    site = Site(docroot, conversion.docroots[0], state=env.state)
+    return Setup(conversion, original, converted, [site])
+
+
+def _config_setup(config: Path, docroot: Path | None, options: Options,
+                  binary: ApacheBinary) -> Setup:
+    conversion = convert_config(config, docroot, options)
+    loaded = load_server_config(config, options.defines)
+    env = config_env(loaded)
+    layout = read_layout(loaded)
+    root = str(loaded.state.server_root)
+    common = {"binary": binary, "defines": options.defines,
+              "modules": available_modules(binary, env.server_module_names())}
+    try:
+        original_conf = runnable(original_text(config, options.defines), root)
+        converted_conf = runnable(conversion.text, root, hide_access_files=True)
+    except ValueError as exc:
+        raise ConvertError(f"{config}: {exc}") from exc
+    original = ApacheTarget("original", server_config=original_conf, **common)
+    converted = ApacheTarget("converted", server_config=converted_conf, **common)
+    sites = []
+    for context, tree_root in config_targets(layout, docroot, ConversionResult("", "", "")):
+        host = context.server_names[0] if context.server_names else None
+        sites.append(Site(Path(tree_root), tree_root, host,
+                          tuple(layout.access_names(context)), env.state))
+    return Setup(conversion, original, converted, sites)
+
+
+def _start(stack: contextlib.ExitStack, target: Target) -> None:
+    stack.callback(target.stop)
+    try:
+        target.start()
+    except ServerError as exc:
+        raise VerifyError(f"the {target.label} server did not start: "
+                          f"{' '.join(str(exc).split())[:600]}") from exc
+
+
+def _run(report: VerifyReport, setup: Setup, probes: list[Probe], deadline: float,
+         on_progress: Progress | None) -> None:
+    for index, probe in enumerate(probes):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            report.out_of_time = True
+            return
+        timeout = min(REQUEST_TIMEOUT, remaining)
+        original = _send(setup.original, probe, timeout)
+        converted = _send(setup.converted, probe, timeout)
+        report.sent += 1
+        report.statuses[original.status] += 1
+        diffs = differences(original, converted)
+        if diffs:
+            announced = probe.directory is not None and \
+                setup.conversion.announces(probe.directory)
+            report.differing.append(ProbeResult(probe, original, converted, diffs, announced))
+        if on_progress is not None:
+            on_progress(index + 1, len(probes))
+
+
+def _send(target: Target, probe: Probe, timeout: float) -> Observed:
+    hosts = tuple(v for n, v in probe.headers if n.lower() == "host")
+    try:
+        response = http_get(target.base_url, probe.path, dict(probe.headers), probe.method,
+                            timeout=timeout)
+    except (OSError, ValueError, http.client.HTTPException) as exc:
+        return failed(exc)
+    return observe(response, target.port, hosts)
