@@ -1,0 +1,141 @@
+"""Explain speed: requests evaluated per second by the model (one core).
+
+Usage: python bench/explain_speed.py [--seconds 2] [--trace]
+
+Two workloads, each a mix of realistic URLs evaluated over and over:
+
+* h5bp — the shared corpus's ``h5bp-server-configs-apache/dist/.htaccess`` (55 KB) as the
+  docroot's access file, with the files its rules expect;
+* depth-10 — a ten levels deep tree with an ``.htaccess`` at every level (front-controller
+  rewriting, headers, expiry, authorization, FilesMatch), requests at every depth.
+
+The per-directory merged configuration is computed once per directory and cached by the
+site, so a request costs the walk's (cached) stats, the rewrite rules and a few lookups.
+Without ``--trace`` the explanation (steps, applied directives) is not built, as when the model
+drives probe generation; with it, the full explanation is.  The rate is per CPU-second of this
+process (single-threaded; on a shared machine the wall-clock rate, also shown, depends on the
+load).  Target (issue 4): at least 20,000 requests/s single-threaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+import timeit
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from confmig.load import load_path
+from confmig.model.evaluate import evaluate, site_for
+from confmig.model.request import Request
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+H5BP = CORPUS / "h5bp-server-configs-apache" / "dist" / ".htaccess"
+TARGET = 20_000
+
+H5BP_FILES = ["index.html", "404.html", "css/style.css", "js/main.js", "img/logo.png",
+              "fonts/font.woff2", "site.webmanifest", "data.json", "backup.sql", "feed.rss",
+              ".well-known/security.txt", "favicon.ico", "robots.txt"]
+H5BP_URLS = ["/", "/index.html", "/css/style.css", "/js/main.js", "/img/logo.png",
+             "/fonts/font.woff2", "/site.webmanifest", "/data.json", "/backup.sql",
+             "/feed.rss", "/.well-known/security.txt", "/favicon.ico", "/robots.txt",
+             "/missing.html", "/css/", "/.git/config", "/img/logo.png?v=2"]
+
+LEVEL_TEMPLATES = [
+    "RewriteEngine On\nRewriteBase {base}\nRewriteRule ^index\\.php$ - [L]\n"
+    "RewriteCond %{{REQUEST_FILENAME}} !-f\nRewriteCond %{{REQUEST_FILENAME}} !-d\n"
+    "RewriteRule . {base}index.php [L]\n",
+    "Options -Indexes\nAddType application/x-bar .bar\n"
+    "Header set X-Level \"{n}\"\nHeader always set X-Content-Type-Options nosniff\n"
+    "<FilesMatch \"\\.(bak|sql|swp)$\">\n    Require all denied\n</FilesMatch>\n",
+    "ExpiresActive On\nExpiresByType text/css \"access plus 1 month\"\n"
+    "ExpiresDefault \"access plus 1 hour\"\nDirectoryIndex index.php index.html\n",
+    "<IfModule mod_authz_core.c>\n    Require all granted\n</IfModule>\n"
+    "ErrorDocument 404 /index.php\nAddDefaultCharset utf-8\n",
+]
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def h5bp_site(root: Path) -> list[str]:
+    write(root, ".htaccess", H5BP.read_text())
+    for rel in H5BP_FILES:
+        write(root, rel, f"{rel}\n")
+    return H5BP_URLS
+
+
+def deep_site(root: Path, depth: int = 10) -> list[str]:
+    urls: list[str] = []
+    rel = ""
+    for n in range(depth):
+        base = "/" + rel
+        write(root, rel + ".htaccess", LEVEL_TEMPLATES[n % len(LEVEL_TEMPLATES)]
+              .format(base=base, n=n))
+        for name in ("index.php", "style.css", "page.html", "dump.sql"):
+            write(root, rel + name, f"{rel}{name}\n")
+        urls += [f"{base}", f"{base}style.css", f"{base}page.html", f"{base}dump.sql",
+                 f"{base}route/{n}", f"{base}missing.png?x={n}"]
+        rel += f"l{n}/"
+    return urls
+
+
+def measure(name: str, make: Callable[[Path], list[str]], seconds: float,
+            trace: bool) -> float:
+    root = Path(tempfile.mkdtemp(prefix="confmig-bench-"))
+    try:
+        urls = make(root)
+        site = site_for(load_path(root))
+        requests = [Request.from_url(u, headers={"Host": "localhost"}) for u in urls]
+        for req in requests:  # warm the caches (stats, .htaccess parses, merges)
+            evaluate(site, req, trace=trace)
+        count = 0
+        wall, cpu = time.perf_counter(), time.process_time()
+        deadline = wall + seconds
+        while time.perf_counter() < deadline:
+            for req in requests:
+                evaluate(site, req, trace=trace)
+            count += len(requests)
+        wall = count / (time.perf_counter() - wall)
+        rate = count / max(time.process_time() - cpu, 1e-9)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    verdict = "ok" if rate >= TARGET else f"below the {TARGET:,} target"
+    print(f"{name:9} {rate:10,.0f} requests per CPU-second ({wall:,.0f}/s wall clock; "
+          f"{len(urls)} URLs, {'with' if trace else 'without'} explanation)  {verdict}")
+    return rate
+
+
+def reference_loop() -> float:
+    """Microseconds of ``sum(range(1000))`` here, best of several batches (as ``timeit``
+    reports it): a yardstick for comparing this machine with others."""
+    return min(timeit.repeat("sum(range(1000))", number=200, repeat=20)) / 200 * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--trace", action="store_true",
+                        help="also build the explanation (steps, applied directives)")
+    args = parser.parse_args()
+    rates = []
+    if H5BP.is_file():
+        rates.append(measure("h5bp", h5bp_site, args.seconds, args.trace))
+    else:
+        print(f"h5bp      skipped: {H5BP} not found")
+    rates.append(measure("depth-10", deep_site, args.seconds, args.trace))
+    print(f"(yardstick: sum(range(1000)) takes {reference_loop():.1f} µs on this machine, "
+          "best of 20)")
+    return 0 if all(r >= TARGET for r in rates) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""``confmig explain``: evaluate one request and show why Apache answers what it answers.
+
+:func:`explain_request` turns command-line input into a request and evaluates it;
+:func:`render_text` prints the answer for people (phases, each directive with file:line, the
+rewrite engine's steps), :func:`render_json` for programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Group
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from confmig.load import load_path
+from confmig.model.evaluate import Answer, Step, evaluate
+from confmig.model.request import Request, RequestError, parse_header_option
+
+REASONS = {
+    200: "OK", 301: "Moved Permanently", 302: "Found", 303: "See Other",
+    307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
+    401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+    410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway",
+}
+PHASE_STYLE = {
+    "request": "bold", "uri": "cyan", "translate": "blue", "walk": "magenta",
+    "env": "yellow", "access": "red", "fixups": "green", "handler": "bold green",
+    "redirect": "bold yellow", "error": "bold red",
+}
+
+
+class ExplainError(ValueError):
+    """Input that cannot be explained (bad URL, header, missing path)."""
+
+
+def explain_request(url: str, *, root: Path | None = None, config: Path | None = None,
+                    host: str | None = None, headers: Sequence[str] = (),
+                    method: str = "GET", defines: Iterable[str] = ()) -> Answer:
+    """Load the docroot and/or server config and evaluate ``method url`` with *headers*
+    (``Name: value`` strings, as curl's ``-H`` takes them)."""
+    if root is None and config is None:
+        raise ExplainError("give --root DOCROOT or --config httpd.conf")
+    if root is not None and not root.is_dir():
+        raise ExplainError(f"{root}: not a directory")
+    if config is not None and not config.is_file():
+        raise ExplainError(f"{config}: no such file")
+    try:
+        pairs = [parse_header_option(h) for h in headers]
+        request = Request.from_url(url, method=method, headers=pairs, host=host)
+    except RequestError as exc:
+        raise ExplainError(str(exc)) from exc
+    workspace = load_path(root, config, set(defines))
+    if workspace.server is not None and not workspace.server.ok:
+        first = workspace.server.errors[0]
+        raise ExplainError(f"the server config does not load: {first}")
+    return evaluate(workspace, request)
+
+
+# -- JSON --------------------------------------------------------------------------------
+
+def render_json(answer: Answer) -> dict[str, Any]:
+    """The answer as one JSON object: ``status``, ``location``, ``file``, ``headers``,
+    ``steps``, ``applied`` and more (``server``, ``handler``, ``unsupported``…)."""
+    return answer.as_json()
+
+
+# -- text --------------------------------------------------------------------------------
+
+def render_text(answer: Answer, request_line: str = "") -> Group:
+    """A rich renderable: the answer, the headers, the steps by phase, the directives in merge
+    order, and what the model could not evaluate."""
+    parts: list[Any] = [_summary(answer, request_line)]
+    if answer.headers:
+        parts.append(_title("Response headers set by the configuration"))
+        table = Table.grid(padding=(0, 1))
+        for name, value in answer.headers.items():
+            table.add_row(Text(f"  {name}:", style="bold"), Text(value))
+        parts.append(table)
+    parts.append(_title("How Apache gets there"))
+    parts.append(_steps(answer.steps))
+    if answer.applied:
+        parts.append(_title("Directives in effect, in merge order"))
+        parts.append(_applied(answer))
+    if answer.unsupported:
+        parts.append(_title("Not modelled exactly (the answer may differ)"))
+        for item in answer.unsupported:
+            parts.append(Text(f"  - {item}", style="yellow"))
+    return Group(*parts)
+
+
+def _title(text: str) -> Text:
+    return Text(f"\n{text}", style="bold underline")
+
+
+def _summary(answer: Answer, request_line: str) -> Table:
+    grid = Table.grid(padding=(0, 1))
+    reason = REASONS.get(answer.status, "")
+    style = "green" if answer.status < 300 else "yellow" if answer.status < 400 else "red"
+    head = Text()
+    if request_line:
+        head.append(f"{request_line} → ", style="bold")
+    head.append(f"{answer.status} {reason}".strip(), style=f"bold {style}")
+    grid.add_row(head)
+    rows = [("server", answer.server), ("DocumentRoot", answer.document_root)]
+    if answer.location:
+        rows.append(("Location", answer.location))
+    if answer.file:
+        rows.append(("file", f"{answer.file}  ({answer.filename})"))
+    elif answer.listing:
+        rows.append(("file", "(directory listing by mod_autoindex)"))
+    if answer.body:
+        rows.append(("body", answer.body))
+    for key, value in rows:
+        grid.add_row(Text(f"  {key}: ", style="bold").append(value, style=""))
+    return grid
+
+
+def _steps(steps: Sequence[Step]) -> Table:
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    for step in steps:
+        where = f"  [dim]({escape(step.file)}:{step.line})[/]" if step.file else ""
+        cell = Text.from_markup(escape(step.message) + where)
+        for line in step.detail:
+            cell.append("\n" + line, style=_detail_style(line))
+        table.add_row(Text(f"  {step.phase}", style=PHASE_STYLE.get(step.phase, "")), cell)
+    return table
+
+
+def _detail_style(line: str) -> str:
+    text = line.strip()
+    if text.startswith("rule "):
+        return "bold" if "=> matched" in text else "dim"
+    if text.startswith("cond "):
+        return "cyan" if "=> matched" in text else "dim cyan"
+    if text.startswith(("rewrite ", "=>")):
+        return "green"
+    return ""
+
+
+def _applied(answer: Answer) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column()
+    table.add_column(style="dim", no_wrap=True)
+    section = None
+    for item in answer.applied:
+        if item.section != section:
+            section = item.section
+            table.add_row(Text(f"  {section}", style="magenta"), "")
+        args = " ".join(_quote(a) for a in item.args)
+        table.add_row(Text(f"    {item.directive} {args}".rstrip()),
+                      f"{_short(item.file)}:{item.line}")
+    return table
+
+
+def _quote(word: str) -> str:
+    return f'"{word}"' if not word or any(ch in word for ch in " \t") else word
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path

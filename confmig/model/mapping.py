@@ -1,0 +1,379 @@
+"""URL → filesystem, as httpd maps it before any per-directory configuration applies.
+
+* :func:`normalize_path` — ``ap_normalize_path`` (``server/util.c``): decodes %-escapes of
+  unreserved characters, removes ``.``/``..`` segments (refusing to climb above ``/``), merges
+  ``//`` (MergeSlashes On); a malformed escape or ``..`` above the root → 400.
+* :func:`unescape_path` — ``ap_unescape_url_ex``: a bad escape → 400, an encoded ``/``
+  (AllowEncodedSlashes Off) or NUL → 404.
+* :func:`alias_matches` / :class:`AliasEntry` — mod_alias's ``Alias``, ``AliasMatch``,
+  ``ScriptAlias``, ``Redirect*`` and ``RedirectMatch`` (``modules/mappers/mod_alias.c``).
+* :func:`core_translate` — DocumentRoot + URL-path (``ap_core_translate``).
+* :class:`StatCache` — the stats the directory walk does, cached (the filesystem of a site does
+  not change while one explain or test run looks at it).
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+from typing import Literal
+
+import pcre2
+
+from confmig.model.request import Request
+from confmig.model.rewrite.regex import Captures, Regex
+from confmig.model.rewrite.uri import escape_uri, unescape_url
+from confmig.syntax import Directive
+
+FileKind = Literal["file", "dir", "link", "other"]
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+# T_URI_UNRESERVED (gen_test_char.c): ALPHA / DIGIT / "-" / "." / "_" / "~"
+_UNRESERVED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+EncodedSlashes = Literal["off", "on", "nodecode"]
+
+
+def normalize_path(path: str, *, merge_slashes: bool = True) -> str | None:
+    """``ap_normalize_path(path, NOT_ABOVE_ROOT | DECODE_UNRESERVED [| MERGE_SLASHES])``.
+
+    Returns the normalised path, or None where Apache answers 400 ("invalid URI path"): the
+    path does not start with ``/``, has a ``%`` not followed by two hex digits, or a ``..``
+    segment would climb above the root.
+    """
+    if not path.startswith("/"):
+        return None
+    if "%" not in path and "/." not in path and (not merge_slashes or "//" not in path):
+        return path
+    ok = True
+    src = list(path)
+    out: list[str] = ["/"]
+    i, n = 1, len(src)
+    while i < n:
+        if src[i] == "%":
+            if i + 2 < n and src[i + 1] in _HEX and src[i + 2] in _HEX:
+                char = chr(int(src[i + 1] + src[i + 2], 16))
+                if char in _UNRESERVED:
+                    i += 2
+                    src[i] = char
+            else:
+                ok = False
+        if not out or out[-1] == "/":
+            if merge_slashes and src[i] == "/":
+                while i < n and src[i] == "/":
+                    i += 1
+                continue
+            if src[i] == ".":
+                nxt = src[i + 1] if i + 1 < n else ""
+                if nxt in ("/", ""):
+                    i += 2 if nxt else 1
+                    continue
+                j = i + 1
+                dotdot = nxt == "."
+                if not dotdot and nxt == "%" and src[i + 2:i + 4] in (["2", "e"], ["2", "E"]):
+                    j = i + 3
+                    dotdot = True
+                if dotdot and (j + 1 >= n or src[j + 1] == "/"):
+                    if len(out) > 1:
+                        out.pop()
+                        while out and out[-1] != "/":
+                            out.pop()
+                    else:
+                        ok = False
+                    i = j + 1
+                    if i < n:
+                        i += 1
+                    continue
+        out.append(src[i])
+        i += 1
+    return "".join(out) if ok else None
+
+
+def unescape_path(path: str, encoded_slashes: EncodedSlashes = "off") -> tuple[str, int]:
+    """``ap_unescape_url_ex`` as request processing calls it → (decoded path, status).
+
+    Status 0 means fine; 400 a bad escape; 404 an encoded NUL, or an encoded slash while
+    AllowEncodedSlashes is Off.  With ``NoDecode`` an encoded slash stays ``%2F``.
+    """
+    if "%" not in path:
+        return path, 0
+    if encoded_slashes == "nodecode":
+        parts = [unescape_url(piece) for piece in _split_encoded_slashes(path)]
+        decoded = "%2F".join(p[0] for p in parts)
+        bad_esc = any(p[1] for p in parts)
+        bad_path = any(p[2] for p in parts)
+    else:
+        decoded, bad_esc, bad_path = unescape_url(path)
+        if encoded_slashes == "on" and bad_path and "\0" not in decoded:
+            bad_path = False
+    if bad_esc:
+        return decoded, 400
+    if bad_path:
+        return decoded, 404
+    return decoded, 0
+
+
+def _split_encoded_slashes(path: str) -> list[str]:
+    out, start, i = [], 0, 0
+    while i < len(path) - 2:
+        if path[i] == "%" and path[i + 1] == "2" and path[i + 2] in "fF":
+            out.append(path[start:i])
+            start = i + 3
+            i += 3
+            continue
+        i += 1
+    out.append(path[start:])
+    return out
+
+
+def is_url(text: str) -> bool:
+    """``ap_is_url``: ``scheme:`` with a letter first, then letters, digits, ``+ - .``."""
+    colon = text.find(":")
+    if colon < 1 or not text[0].isalpha():
+        return False
+    return all(ch.isalnum() or ch in "+-." for ch in text[:colon])
+
+
+def server_url_base(request: Request, server_name: str, default_host: str | None = None) -> str:
+    """``ap_construct_url`` without the path: ``scheme://host[:port]`` as Apache writes it with
+    ``UseCanonicalName Off`` (the Host header's name and port; else the connection's port)."""
+    host = request.host or default_host or server_name
+    if ":" in host:
+        host = f"[{host}]"
+    port = request.host_port or request.port
+    default = 443 if request.https else 80
+    suffix = "" if port == default else f":{port}"
+    return f"{request.scheme}://{host}{suffix}"
+
+
+def core_translate(document_root: str, uri: str) -> str:
+    """``ap_core_translate``: DocumentRoot (without trailing slash) + the URL-path."""
+    root = document_root[:-1] if document_root.endswith("/") and len(document_root) > 1 else \
+        document_root
+    return root + uri if uri.startswith("/") else root + "/" + uri
+
+
+# -- mod_alias ----------------------------------------------------------------------------
+
+AliasKind = Literal["alias", "redirect"]
+
+
+@dataclass(frozen=True, slots=True)
+class AliasEntry:
+    """One Alias/ScriptAlias/AliasMatch or Redirect*/RedirectMatch (``alias_entry``).
+
+    ``real`` is the target (None for a status-only redirect such as ``Redirect gone /x``);
+    ``status`` the redirect status (0 for aliases); ``handler`` ``cgi-script`` for ScriptAlias.
+    """
+
+    kind: AliasKind
+    fake: str
+    real: str | None
+    regex: Regex | None
+    status: int
+    directive: Directive | None
+    handler: str | None = None
+
+
+def alias_matches(uri: str, fake: str) -> int:
+    """``alias_matches``: how many characters of *uri* the prefix *fake* consumes (0: none).
+
+    Any run of ``/`` in *fake* matches any non-empty run in *uri*; the last component must
+    end at a ``/`` or at the end of *uri* (unless *fake* ends with ``/``).
+    """
+    a = u = 0
+    na, nu = len(fake), len(uri)
+    while a < na:
+        if fake[a] == "/":
+            if u >= nu or uri[u] != "/":
+                return 0
+            while a < na and fake[a] == "/":
+                a += 1
+            while u < nu and uri[u] == "/":
+                u += 1
+        else:
+            if u >= nu or uri[u] != fake[a]:
+                return 0
+            a += 1
+            u += 1
+    if na and fake[-1] != "/" and u < nu and uri[u] != "/":
+        return 0
+    return u
+
+
+def substitute(template: str, captures: Captures) -> str:
+    """``ap_pregsub``: ``$0``…``$9`` and ``&`` (the whole match); ``\\`` escapes them."""
+    out: list[str] = []
+    i, n = 0, len(template)
+    while i < n:
+        ch = template[i]
+        if ch == "\\" and i + 1 < n and template[i + 1] in "$&":
+            out.append(template[i + 1])
+            i += 2
+            continue
+        if ch == "&":
+            out.append(captures.group(0))
+        elif ch == "$" and i + 1 < n and template[i + 1].isdigit():
+            out.append(captures.group(int(template[i + 1])))
+            i += 1
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def escape_redirect_target(found: str) -> str:
+    """What mod_alias does to a regex redirect target: escape everything but the query and
+    fragment (``apr_uri_unparse(OMITQUERY)`` + ``ap_escape_uri``)."""
+    fragment = None
+    if "#" in found:
+        found, fragment = found.split("#", 1)
+    query = None
+    if "?" in found:
+        found, query = found.split("?", 1)
+    out = escape_uri(found)
+    if query is not None:
+        out += "?" + query
+    if fragment is not None:
+        out += "#" + fragment
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class AliasHit:
+    """The first matching entry of a list, and what it produced (file path or URL)."""
+
+    entry: AliasEntry
+    found: str
+
+
+def try_alias_list(uri: str, entries: tuple[AliasEntry, ...] | list[AliasEntry]
+                   ) -> AliasHit | None:
+    """``try_alias_list``: the first entry matching *uri*, in list order."""
+    for entry in entries:
+        is_redir = entry.kind == "redirect"
+        if entry.regex is not None:
+            caps = entry.regex.search(uri)
+            if caps is None:
+                continue
+            if entry.real is None:
+                return AliasHit(entry, "")
+            found = substitute(entry.real, caps)
+            return AliasHit(entry, escape_redirect_target(found) if is_redir else found)
+        length = alias_matches(uri, entry.fake)
+        if length <= 0:
+            continue
+        rest = uri[length:]
+        if entry.real is None:
+            return AliasHit(entry, "")
+        return AliasHit(entry, entry.real + (escape_uri(rest) if is_redir else rest))
+    return None
+
+
+def finish_redirect(found: str, request: Request, server_name: str, *,
+                    allow_relative: bool = False) -> str | None:
+    """The ``Location`` mod_alias sends for *found*: made absolute unless RedirectRelative
+    allows a path; the request's query appended when the target has none.  None when the
+    target is neither a URL nor a path (Apache: 500)."""
+    ret = found
+    if not allow_relative or not ret.startswith("/"):
+        if ret.startswith("/"):
+            ret = server_url_base(request, server_name) + ret
+        if not is_url(ret):
+            return None
+    if request.query is not None and "?" not in ret:
+        ret = f"{ret}?{request.query}"
+    return ret
+
+
+def compile_config_regex(pattern: str, *, nocase: bool = False) -> Regex:
+    """A pattern taken from a config, compiled with pcre2 as ``ap_pregcomp`` compiles it."""
+    return Regex(pattern, nocase)
+
+
+RegexError = pcre2.PatternError
+
+
+# -- the filesystem -----------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class StatInfo:
+    """What ``apr_stat`` tells the walk: the kind (after ``lstat``: ``link`` for a symlink),
+    the kind the link points to, the owner (SymLinksIfOwnerMatch), size and mtime."""
+
+    kind: FileKind
+    target_kind: FileKind | None
+    uid: int
+    target_uid: int | None
+    size: int
+    mtime: float
+
+
+def _kind(mode: int) -> FileKind:
+    if stat_mod.S_ISREG(mode):
+        return "file"
+    if stat_mod.S_ISDIR(mode):
+        return "dir"
+    if stat_mod.S_ISLNK(mode):
+        return "link"
+    return "other"
+
+
+class StatCache:
+    """``lstat``/``stat`` results, cached per path (None: the path does not exist)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, StatInfo | None] = {}
+
+    def lstat(self, path: str) -> StatInfo | None:
+        try:
+            return self._cache[path]
+        except KeyError:
+            pass
+        info: StatInfo | None
+        try:
+            st = os.lstat(path)
+        except (OSError, ValueError):
+            info = None
+        else:
+            kind = _kind(st.st_mode)
+            target_kind: FileKind | None = kind
+            target_uid: int | None = st.st_uid
+            size, mtime = st.st_size, st.st_mtime
+            if kind == "link":
+                try:
+                    tst = os.stat(path)
+                except (OSError, ValueError):
+                    target_kind, target_uid = None, None
+                else:
+                    target_kind, target_uid = _kind(tst.st_mode), tst.st_uid
+                    size, mtime = tst.st_size, tst.st_mtime
+            info = StatInfo(kind, target_kind, st.st_uid, target_uid, size, mtime)
+        self._cache[path] = info
+        return info
+
+    def kind(self, path: str) -> FileKind | None:
+        """The kind of what *path* leads to, following symlinks (None: nothing there)."""
+        info = self.lstat(path.rstrip("/") or "/")
+        return None if info is None else info.target_kind
+
+    def is_file(self, path: str) -> bool:
+        return self.kind(path) == "file"
+
+    def is_dir(self, path: str) -> bool:
+        return self.kind(path) == "dir"
+
+    def size(self, path: str) -> int | None:
+        info = self.lstat(path.rstrip("/") or "/")
+        return info.size if info is not None and info.target_kind == "file" else None
+
+    def is_symlink(self, path: str) -> bool:
+        info = self.lstat(path.rstrip("/") or "/")
+        return info is not None and info.kind == "link"
+
+    def exists(self, path: str) -> bool:
+        return self.kind(path) is not None
+
+    def is_executable(self, path: str) -> bool:
+        return self.is_file(path) and os.access(path, os.X_OK)

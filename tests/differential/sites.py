@@ -1,0 +1,21 @@
+"""Every differential site, from the topic modules (the corpus ones only when
+``../shared/corpus`` is present)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from tests.differential import sites_access, sites_core, sites_corpus, sites_rewrite
+from tests.differential.harness import SiteSpec
+
+
+@cache
+def _sites() -> tuple[SiteSpec, ...]:
+    makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES]
+    if sites_corpus.available():
+        makers.extend(sites_corpus.SITES)
+    return tuple(make() for make in makers)
+
+
+def all_sites() -> list[SiteSpec]:
+    return list(_sites())
