@@ -1,0 +1,95 @@
+"""Before measuring: does each target answer the benchmark URLs like the baseline?
+
+A fast wrong server proves nothing, so a target whose answers differ from the baseline's is
+not measured at all. The comparison is ``confmig verify``'s (:mod:`confmig.verify.compare`):
+status, ``Location``, a hash of the body, and every header a configuration can set — not
+``Date``, ``Server`` and the like, and each server's own port normalised away.
+"""
+
+from __future__ import annotations
+
+import http.client
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from confmig.servers import http_get
+from confmig.verify.compare import Observed, differences, failed, observe
+
+#: How many of the benchmark URLs are compared (all of them when there are fewer).
+MAX_CHECKED_URLS = 60
+
+
+@dataclass
+class CheckResult:
+    """The outcome of comparing one target with the baseline."""
+
+    target: str
+    checked: int = 0
+    differences: list[dict[str, object]] = field(default_factory=list)
+    seq: int = -1  # position in the run's event order (set by the runner)
+
+    @property
+    def ok(self) -> bool:
+        return self.checked > 0 and not self.differences
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"{self.target}: {self.checked} URLs answered like the baseline"
+        if not self.differences:
+            return f"{self.target}: nothing was checked"
+        first = self.differences[0]
+        urls = len({d["path"] for d in self.differences})
+        return (f"{self.target}: {urls} of {self.checked} URLs answered differently from "
+                f"the baseline, e.g. {first['path']}: {first['what']}")
+
+    def to_json(self) -> dict[str, object]:
+        return {"target": self.target, "ok": self.ok, "checked": self.checked,
+                "differences": self.differences[:20], "seq": self.seq}
+
+
+def checked_paths(paths: Sequence[str], limit: int = MAX_CHECKED_URLS) -> list[str]:
+    """An evenly spread subset of *paths* (all of them when there are at most *limit*)."""
+    if len(paths) <= limit:
+        return list(paths)
+    step = len(paths) / limit
+    return [paths[int(i * step)] for i in range(limit)]
+
+
+def fetch_answers(base_url: str, port: int, paths: Sequence[str]) -> dict[str, Observed]:
+    """Each path's answer, reduced to what the configuration decides."""
+    answers = {}
+    for path in paths:
+        try:
+            answers[path] = observe(http_get(base_url, path), port)
+        except (OSError, http.client.HTTPException) as exc:
+            answers[path] = failed(exc)
+    return answers
+
+
+def compare(name: str, baseline: dict[str, Observed],
+            candidate: dict[str, Observed]) -> CheckResult:
+    """Compare two servers' answers URL by URL."""
+    result = CheckResult(name, checked=len(baseline))
+    for path, want in baseline.items():
+        got = candidate.get(path)
+        if got is None:
+            result.differences.append({"path": path, "what": "not requested"})
+            continue
+        for diff in differences(want, got):
+            result.differences.append({
+                "path": path, "field": diff.field, "baseline": diff.original,
+                "target": diff.converted,
+                "what": f"{diff.field} {diff.converted!r}, baseline {diff.original!r}"})
+    return result
+
+
+def baseline_problem(answers: dict[str, Observed]) -> str | None:
+    """The baseline itself must serve the benchmark URLs (2xx); else there is nothing to
+    measure."""
+    bad = [(path, a.error or a.status) for path, a in answers.items()
+           if not 200 <= a.status < 300]
+    if not bad:
+        return None
+    path, status = bad[0]
+    return (f"the baseline answers {len(bad)} of {len(answers)} benchmark URLs with an error, "
+            f"e.g. {path} → {status}")

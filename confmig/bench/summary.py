@@ -1,0 +1,128 @@
+"""The text a person reads at the end: the headline ratios and the syscall counts."""
+
+from __future__ import annotations
+
+from rich.console import Group as RichGroup
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from confmig.bench.records import Group, Summary
+from confmig.bench.runner import CLIENT_BOUND_FRACTION, BenchReport
+from confmig.bench.targets import BASELINE
+from confmig.bench.ui import results_tables
+
+
+def headline_lines(report: BenchReport) -> list[str]:
+    """One line per (condition, non-baseline target): the paired ratio with its min–max and
+    the .htaccess lookups per request behind it."""
+    lines = []
+    for s in report.summaries:
+        if s.target == BASELINE or s.ratio is None:
+            continue
+        base = _summary(report, s, BASELINE)
+        what = ("AllowOverride None / All" if s.target == "apache-httpd"
+                else f"{s.target} / {BASELINE}")
+        text = (f"{s.condition.label}: {what} = {s.ratio.median:.2f}× "
+                f"(paired min–max {s.ratio.min:.2f}–{s.ratio.max:.2f}, {s.ratio.n} reps; "
+                f"{s.rps.median if s.rps else 0:,.0f} vs "
+                f"{base.rps.median if base and base.rps else 0:,.0f} req/s)")
+        group = _group(report, s)
+        if group is not None:
+            text += "; " + _lookups(group, s.target)
+        if s.client_bound:
+            text += " [client-bound]"
+        lines.append(text)
+    return lines
+
+
+def _summary(report: BenchReport, like: Summary, target: str) -> Summary | None:
+    return next((x for x in report.summaries
+                 if x.condition == like.condition and x.target == target), None)
+
+
+def _group(report: BenchReport, s: Summary) -> Group | None:
+    return next((g for g in report.groups
+                 if g.depth == s.condition.depth and g.mpm == s.condition.mpm), None)
+
+
+def _lookups(group: Group, target: str) -> str:
+    base, other = group.target(BASELINE), group.target(target)
+    if base is None or other is None or base.syscalls is None or other.syscalls is None:
+        return ".htaccess lookups per request: not counted"
+    if not base.syscalls.available or not other.syscalls.available:
+        reason = base.syscalls.reason or other.syscalls.reason
+        return f".htaccess lookups per request: not counted ({reason})"
+    b, o = base.syscalls, other.syscalls
+    return (f".htaccess lookups per request {_n(b.htaccess_opens)} vs {_n(o.htaccess_opens)}, "
+            f"syscalls per request {_n(b.work_syscalls)} vs {_n(o.work_syscalls)}")
+
+
+def _n(value: float) -> str:
+    return f"{value:.0f}" if abs(value - round(value)) < 0.005 else f"{value:.2f}"
+
+
+def syscall_table(report: BenchReport) -> Table | None:
+    """Per target and group: what strace counted per request."""
+    rows = [(g, t) for g in report.groups for t in g.targets if t.syscalls is not None]
+    if not rows:
+        return None
+    table = Table(title="per request, counted with strace (exact)", title_justify="left",
+                  title_style="bold", header_style="bold")
+    for name in ("depth", "target", ".htaccess opens", "ENOENT/ENOTDIR/hit", "fs calls",
+                 "syscalls", "+hand-offs"):
+        table.add_column(name, justify="left" if name == "target" else "right")
+    for group, target in rows:
+        sc = target.syscalls
+        assert sc is not None
+        depth = "site" if group.depth is None else str(group.depth)
+        if not sc.available:
+            table.add_row(depth, target.label, "—", "—", "—", "—", sc.reason or "")
+            continue
+        by = sc.htaccess_by_outcome
+        table.add_row(
+            depth, target.label, _n(sc.htaccess_opens),
+            f"{_n(by.get('ENOENT', 0))}/{_n(by.get('ENOTDIR', 0))}/{_n(by.get('hit', 0))}",
+            _n(sc.fs_syscalls), _n(sc.work_syscalls),
+            f"{_n(sc.syscalls_median)} ({sc.syscalls_min}–{sc.syscalls_max})",
+        )
+    return table
+
+
+def ceiling_line(report: BenchReport) -> str:
+    """The best client ceiling per connection setting, and what *client-bound* means."""
+    best: dict[tuple[int, bool], float] = {}
+    label = ""
+    for c in report.ceilings:
+        if c.valid:
+            key = (c.condition.concurrency, c.condition.keepalive)
+            best[key] = max(best.get(key, 0.0), c.rps)
+            label = c.label
+    if not best:
+        return ""
+    figures = ", ".join(f"c={conc}{'' if ka else ' no keep-alive'}: {rps:,.0f} req/s"
+                        for (conc, ka), rps in sorted(best.items()))
+    return (f"{label}: {figures} (best of each); results at "
+            f"{CLIENT_BOUND_FRACTION:.0%} of it or more are flagged client-bound")
+
+
+def summary_renderable(report: BenchReport) -> RenderableType:
+    """Everything printed at the end of ``confmig bench``."""
+    parts: list[RenderableType] = list(results_tables(report.summaries, BASELINE))
+    table = syscall_table(report)
+    if table is not None:
+        parts.append(table)
+    ceiling = ceiling_line(report)
+    if ceiling:
+        parts.append(Text(ceiling, style="dim"))
+    for target in report.failed_targets:
+        parts.append(Text(f"✗ {target.label}: not measured — {target.error}", style="bold red"))
+    lines = headline_lines(report)
+    if lines:
+        parts.append(Text("\n".join(lines), style="bold"))
+    for warning in report.warnings:
+        parts.append(Text(f"note: {warning}", style="yellow"))
+    if report.workdir:
+        parts.append(Text(f"kept: {report.workdir}"))
+    parts.append(Text(f"finished in {report.elapsed_s:.0f} s", style="dim"))
+    return RichGroup(*parts)
