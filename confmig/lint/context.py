@@ -1,0 +1,508 @@
+"""What a rule sees: one file (:class:`FileContext`) or the whole run (:class:`LintContext`).
+
+A :class:`FileContext` carries both views of a file — ``config``, the raw parsed
+file (what is written, comments and all), and ``nodes``, the effective tree
+Apache goes on with (false ``<IfModule>`` bodies dropped, ``${VAR}`` resolved) —
+and what is in force for it: the AllowOverride / AllowOverrideList of its
+directory, the loaded modules and the directive registry.
+
+The AllowOverride in force for a directory is computed the way
+``ap_directory_walk`` merges it: non-regex ``<Directory>`` sections (the main
+server's, then those of the ``<VirtualHost>`` whose DocumentRoot holds the
+directory) sorted by their number of path components, shortest first, ties in
+config order; each matching one that sets AllowOverride replaces the value.
+``<DirectoryMatch>`` and ``<Directory ~ re>`` sections are merged only after the
+``.htaccess`` files have been read, so they never decide which ``.htaccess``
+directives are allowed.  Without a server config, Debian's defaults with
+``AllowOverride All`` are assumed (``assumed_defaults``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from confmig.load import LoadedConfig, ReadState, Workspace, load_config
+from confmig.syntax import ConfigFile, Directive, Node, Section
+
+if TYPE_CHECKING:
+    from confmig.model.modules import ModuleSet
+    from confmig.model.registry import AllowOverride, DirectiveInfo, Registry
+
+# Without a server config: Debian's default modules plus those real .htaccess files lean on
+# (the set confmig.servers.ApacheServer starts by default).
+ASSUMED_EXTRA_MODULES = ("rewrite", "headers", "expires")
+
+OVERRIDE_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
+
+
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """The AllowOverride / AllowOverrideList in force for one directory.
+
+    ``words`` are the AllowOverride arguments as written (``None`` when Apache's
+    default applies: nothing granted); ``spec`` is how Apache reads them
+    (:class:`confmig.model.registry.AllowOverride`).  ``source`` is the
+    ``file:line`` that decided it (``None``: a default or an assumption).
+    """
+
+    words: tuple[str, ...] = ("All",)
+    list_words: tuple[str, ...] = ()
+    source: str | None = None
+    list_source: str | None = None
+
+    @property
+    def spec(self) -> AllowOverride:
+        return _spec(self.words)
+
+    @property
+    def allow_override(self) -> frozenset[str]:
+        """The classes granted (``All`` expanded) and ``Nonfatal=…`` words."""
+        spec = self.spec
+        return spec.classes | {f"Nonfatal={n}" for n in spec.nonfatal}
+
+    @property
+    def allow_override_list(self) -> frozenset[str]:
+        """The directives AllowOverrideList really admits (lower-cased; class names and
+        unknown names dropped, as Apache drops them)."""
+        return _list(self.list_words)
+
+    @property
+    def classes(self) -> frozenset[str]:
+        return self.spec.classes
+
+    @property
+    def options(self) -> frozenset[str] | None:
+        return self.spec.options
+
+    @property
+    def nonfatal(self) -> frozenset[str]:
+        return self.spec.nonfatal
+
+    @property
+    def none(self) -> bool:
+        """Nothing granted and nothing listed: Apache never opens the .htaccess file."""
+        return not self.classes and not self.allow_override_list
+
+    def describe(self) -> str:
+        text = "AllowOverride " + (" ".join(self.words) or "None")
+        if self.list_words:
+            text += "; AllowOverrideList " + " ".join(self.list_words)
+        return text
+
+
+@functools.lru_cache(maxsize=256)
+def _spec(words: tuple[str, ...]) -> AllowOverride:
+    from confmig.model.registry import AllowOverride
+
+    try:
+        return AllowOverride.parse(words)
+    except ValueError:
+        # Apache refuses to start on such a line; read the words it would have understood.
+        kept = []
+        for word in words:
+            try:
+                AllowOverride.parse([word])
+            except ValueError:
+                continue
+            kept.append(word)
+        return AllowOverride.parse(kept)
+
+
+@functools.lru_cache(maxsize=256)
+def _list(words: tuple[str, ...]) -> frozenset[str]:
+    from confmig.model.registry import override_list
+
+    try:
+        return override_list(words)
+    except ValueError:
+        return frozenset()
+
+
+def make_overrides(allow_override: Iterable[str], allow_override_list: Iterable[str] = (),
+                   source: str | None = None) -> Overrides:
+    return Overrides(tuple(allow_override), tuple(allow_override_list), source)
+
+
+@dataclass(slots=True)
+class _DirSection:
+    """A ``<Directory>`` section of a server config with its override directives."""
+
+    path: str
+    components: int
+    order: int
+    wildcard: bool
+    allow_override: Directive | None
+    allow_override_list: Directive | None
+
+
+def _norm(path: str) -> str:
+    path = os.path.normpath(path) if path not in ("", "/") else "/"
+    return path
+
+
+def _components(path: str) -> list[str]:
+    return [p for p in path.split("/") if p]
+
+
+def _absolute(path: str, server_root: str) -> str:
+    """Relative paths in <Directory> and DocumentRoot are taken from ServerRoot."""
+    return _norm(path if path.startswith("/") else os.path.join(server_root, path))
+
+
+def _dir_sections(nodes: list[Node], server_root: str,
+                  order_base: int = 0) -> list[_DirSection]:
+    out: list[_DirSection] = []
+    for node in nodes:
+        if not isinstance(node, Section) or node.lname != "directory" or not node.args:
+            continue
+        if node.args[0] == "~":
+            continue  # a regex section: merged after .htaccess, never decides overrides
+        path = _absolute(node.args[0], server_root)
+        ao = aol = None
+        for child in node.children:
+            if isinstance(child, Directive) and child.lname == "allowoverride":
+                ao = child
+            elif isinstance(child, Directive) and child.lname == "allowoverridelist":
+                aol = child
+        out.append(_DirSection(path, len(_components(path)), order_base + len(out),
+                               any(c in path for c in "*?["), ao, aol))
+    return out
+
+
+def _matches(section: _DirSection, directory: str) -> bool:
+    parts = _components(directory)
+    if section.components > len(parts):
+        return False
+    prefix = "/" + "/".join(parts[: section.components])
+    target = "/" + "/".join(_components(section.path))
+    if section.wildcard:
+        return _fnmatch_pathname(target, prefix)
+    return prefix == target
+
+
+def _fnmatch_pathname(pattern: str, path: str) -> bool:
+    """fnmatch where wildcards do not cross ``/`` (APR_FNM_PATHNAME)."""
+    pats, names = pattern.split("/"), path.split("/")
+    return len(pats) == len(names) and all(
+        fnmatch.fnmatchcase(n, p) for p, n in zip(pats, names, strict=True))
+
+
+@dataclass
+class ServerLayout:
+    """The parts of a server config that decide what a directory's .htaccess may do."""
+
+    main: list[_DirSection] = field(default_factory=list)
+    vhosts: list[tuple[str | None, list[_DirSection]]] = field(default_factory=list)
+    document_root: str | None = None
+
+    @classmethod
+    def from_nodes(cls, nodes: list[Node], server_root: str = "/") -> ServerLayout:
+        layout = cls(main=_dir_sections(nodes, server_root))
+        for node in nodes:
+            if isinstance(node, Directive) and node.lname == "documentroot" and node.args:
+                layout.document_root = _absolute(node.args[0], server_root)
+            elif isinstance(node, Section) and node.lname == "virtualhost":
+                root = next((_absolute(c.args[0], server_root) for c in node.children
+                             if isinstance(c, Directive) and c.lname == "documentroot"
+                             and c.args), None)
+                layout.vhosts.append((root, _dir_sections(node.children, server_root,
+                                                          100_000)))
+        return layout
+
+    def overrides_for(self, directory: str) -> Overrides:
+        """AllowOverride / AllowOverrideList in force for ``directory`` (absolute)."""
+        directory = _norm(directory)
+        sections = list(self.main)
+        best: tuple[int, list[_DirSection]] | None = None
+        for root, vsections in self.vhosts:
+            if root is not None and _within(directory, root):
+                depth = len(_components(root))
+                if best is None or depth > best[0]:
+                    best = (depth, vsections)
+        if best is not None:
+            sections += best[1]
+        sections.sort(key=lambda s: (s.components, s.order))
+        # Apache's default since 2.3.9 is AllowOverride None, AllowOverrideList empty.
+        words: tuple[str, ...] = ()
+        list_words: tuple[str, ...] = ()
+        source = list_source = None
+        for section in sections:
+            if not _matches(section, directory):
+                continue
+            if section.allow_override is not None:
+                words = tuple(section.allow_override.args)
+                source = section.allow_override.location
+            if section.allow_override_list is not None:
+                list_words = tuple(section.allow_override_list.args)
+                list_source = section.allow_override_list.location
+        return Overrides(words, list_words, source, list_source)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+@dataclass
+class FileContext:
+    """One file being linted, with everything in force for it."""
+
+    path: str
+    kind: str                                   # "htaccess" or "server"
+    config: ConfigFile                          # raw parse: what is written
+    loaded: LoadedConfig
+    nodes: list[Node]                           # effective tree of this file
+    directory: str | None                       # an access file's directory
+    overrides: Overrides
+    modules: ModuleSet
+    registry: Registry
+    lines: list[str]
+    assumed_defaults: bool = False
+    parents: dict[int, tuple[Section, ...]] = field(default_factory=dict)
+    _info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict, repr=False)
+    _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    @property
+    def allow_override(self) -> frozenset[str]:
+        return self.overrides.allow_override
+
+    @property
+    def allow_override_list(self) -> frozenset[str]:
+        return self.overrides.allow_override_list
+
+    @property
+    def is_htaccess(self) -> bool:
+        return self.kind == "htaccess"
+
+    @property
+    def read_by_apache(self) -> bool:
+        """False for an access file under ``AllowOverride None`` with no AllowOverrideList:
+        Apache never opens it, so nothing in it can fail."""
+        return self.kind == "server" or not self.overrides.none
+
+    def info(self, node: Node) -> DirectiveInfo | None:
+        """The registry's entry for a directive or section (``<Files>`` for a Files section)."""
+        if not isinstance(node, Directive | Section):
+            return None
+        key = f"<{node.name}" if isinstance(node, Section) else node.name
+        try:
+            return self._info_cache[key]
+        except KeyError:
+            found = self._info_cache[key] = node_info(self.registry, node)
+            return found
+
+    def module_loaded(self, info: DirectiveInfo) -> bool:
+        """Whether a module providing ``info`` is loaded (core always is)."""
+        try:
+            return self._module_cache[info.name]
+        except KeyError:
+            found = self._module_cache[info.name] = module_available(self.modules, info)
+            return found
+
+    def line_text(self, line: int) -> str:
+        """The physical line ``line`` (1-based), or '' past the end."""
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+    def walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        """Every effective node of this file with its enclosing sections (outermost first).
+
+        Enclosing sections may come from another file (a server config's
+        ``<VirtualHost>`` around an ``Include``); read-time conditionals are
+        already resolved, so ``<IfModule>`` never appears here.
+        """
+        for node in self.nodes:
+            yield from _walk(node, self.parents.get(id(node), ()))
+
+    def directives(self) -> Iterator[tuple[Directive, tuple[Section, ...]]]:
+        for node, parents in self.walk():
+            if isinstance(node, Directive):
+                yield node, parents
+
+    def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        """Every node as written (conditionals kept, variables unresolved)."""
+        for node in self.config.nodes:
+            yield from _walk(node, ())
+
+
+def node_info(registry: Registry, node: Node) -> DirectiveInfo | None:
+    if isinstance(node, Section):
+        return registry.get(f"<{node.name}>") or registry.get(node.name)
+    if isinstance(node, Directive):
+        return registry.get(node.name)
+    return None
+
+
+def module_available(modules: ModuleSet, info: DirectiveInfo) -> bool:
+    """Whether a loaded module defines ``info`` (core, always compiled in, always does)."""
+    return any(name in ("core", "http_core") or modules.has_module(name)
+               for name in info.modules or (info.module,))
+
+
+def _walk(node: Node, parents: tuple[Section, ...]) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+    yield node, parents
+    if isinstance(node, Section):
+        inner = (*parents, node)
+        for child in node.children:
+            yield from _walk(child, inner)
+
+
+def file_roots(nodes: list[Node], path: str) -> tuple[list[Node], dict[int, tuple[Section, ...]]]:
+    """The effective subtrees that belong to ``path`` and the sections around each."""
+    roots: list[Node] = []
+    parents: dict[int, tuple[Section, ...]] = {}
+
+    def visit(items: list[Node], above: tuple[Section, ...]) -> None:
+        for node in items:
+            if node.file == path:
+                roots.append(node)
+                if above:
+                    parents[id(node)] = above
+            elif isinstance(node, Section):
+                visit(node.children, (*above, node))
+
+    visit(nodes, ())
+    return roots, parents
+
+
+@dataclass
+class LintContext:
+    """The whole run: every file, the workspace, and what was assumed."""
+
+    files: list[FileContext]
+    workspace: Workspace
+    docroot: Path | None
+    assumed_defaults: bool
+    server: LoadedConfig | None
+    registry: Registry
+    modules: ModuleSet
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def access_files(self) -> list[FileContext]:
+        return [f for f in self.files if f.kind == "htaccess"]
+
+    @property
+    def server_files(self) -> list[FileContext]:
+        return [f for f in self.files if f.kind == "server"]
+
+
+_ASSUMED = Overrides(("All",), (), None)
+
+
+@dataclass
+class Environment:
+    """What is in force for a whole run: the server config (or the assumed defaults)."""
+
+    server: LoadedConfig | None
+    state: ReadState
+    registry: Registry
+    layout: ServerLayout | None
+    assumed: bool
+    key: str
+    notes: list[str] = field(default_factory=list)
+    config_path: str | None = None
+    module_names: tuple[str, ...] | None = None
+    _mapped: dict[str, str] = field(default_factory=dict)
+    _overrides: dict[str, Overrides] = field(default_factory=dict)
+    # Shared by every access file's context (same registry, same modules).
+    info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict)
+    module_cache: dict[str, bool] = field(default_factory=dict)
+
+    def overrides_for(self, directory: str) -> Overrides:
+        if self.layout is None:
+            return _ASSUMED
+        found = self._overrides.get(directory)
+        if found is None:
+            found = self._overrides[directory] = self.layout.overrides_for(directory)
+        return found
+
+    def server_directory(self, real: str, docroot: Path | None) -> str:
+        """The server-side path of a linted directory (``real``: its resolved path).
+
+        A docroot linted from a checkout (``./site``) under a config whose
+        DocumentRoot is ``/var/www/html`` is taken as that DocumentRoot when no
+        ``<Directory>`` (other than ``/``) and no DocumentRoot holds it already.
+        """
+        if self.layout is None or docroot is None or self.layout.document_root is None:
+            return real
+        root = os.path.realpath(docroot)
+        mapped = self._mapped.get(root)
+        if mapped is None:
+            mapped = root if self._known(root) else self.layout.document_root
+            self._mapped[root] = mapped
+        if mapped == root:
+            return real
+        rel = os.path.relpath(real, root)
+        return _norm(os.path.join(mapped, rel))
+
+    def _known(self, root: str) -> bool:
+        assert self.layout is not None
+        roots = [self.layout.document_root] + [r for r, _ in self.layout.vhosts]
+        if any(r is not None and _within(root, r) for r in roots):
+            return True
+        sections = self.layout.main + [s for _, ss in self.layout.vhosts for s in ss]
+        return any(s.components > 0 and _matches(s, root) for s in sections)
+
+    def mapping_notes(self) -> list[str]:
+        """What the header says about access files: what is assumed, or how paths map."""
+        if self.assumed:
+            extra = ", ".join(ASSUMED_EXTRA_MODULES)
+            return ["no --config: assuming Debian's defaults with AllowOverride All "
+                    f"(modules: Debian's default set plus {extra})"]
+        return [f"{real} is read as DocumentRoot {mapped} of {self.config_path}"
+                for real, mapped in self._mapped.items() if real != mapped]
+
+
+def _module_set(names: Iterable[str] | None) -> ModuleSet:
+    from confmig.model.modules import ModuleSet
+
+    if names is None:
+        modules = ModuleSet.debian_default()
+        for name in ASSUMED_EXTRA_MODULES:
+            modules.add(f"{name}_module")
+        return modules
+    return ModuleSet(names)
+
+
+def make_environment(config: str | Path | None, defines: set[str],
+                     modules: Iterable[str] | None = None) -> Environment:
+    """Load ``config`` (or assume Debian's defaults with AllowOverride All)."""
+    from confmig.model.registry import registry
+
+    reg = registry()
+    module_names = tuple(modules) if modules is not None else None
+    if config is None:
+        state = ReadState(defines=set(defines), modules=_module_set(module_names))
+        key = digest_parts("assumed", sorted(defines), module_names)
+        # Explicit modules (tests, examples) are known, not assumed.
+        return Environment(None, state, reg, None, modules is None, key, [], None,
+                           module_names)
+    server = load_config(config, defines=set(defines))
+    layout = ServerLayout.from_nodes(server.nodes, str(server.state.server_root.resolve()))
+    notes = [f"server config {config}: AllowOverride, AllowOverrideList and modules from it"]
+    if server.errors:
+        notes.append(f"{config}: {len(server.errors)} error(s) while reading it "
+                     f"(first: {server.errors[0]}); lint it with `confmig lint {config}`")
+    contents = []
+    for path in sorted(server.files):
+        try:
+            contents.append(Path(path).read_bytes())
+        except OSError:
+            contents.append(b"")
+    key = digest_parts(str(Path(config).resolve()), sorted(defines), *contents)
+    return Environment(server, server.state, reg, layout, False, key, notes, str(config), None)
+
+
+def digest_parts(*parts: object) -> str:
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=16)
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else repr(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()

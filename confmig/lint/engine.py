@@ -1,0 +1,452 @@
+"""Run the rules: load what was asked, build the contexts, collect and filter findings.
+
+Per-file rules run once per file (an access file or one file of a server config),
+tree rules once per linted PATH.  Findings then go through inline suppressions,
+``per-file-ignores`` and are sorted.  A rule that raises does not end the run:
+it becomes an internal-error finding (``LINT000``) naming the rule, and the exit
+status is 2.  Access files are cached per file (:mod:`confmig.lint.cache`); a
+cold lint of a large tree is spread over a process pool
+(:mod:`confmig.lint.parallel`).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import tempfile
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from confmig.lint.cache import LintCache, cache_directory, code_fingerprint, digest
+from confmig.lint.config import Settings, load_settings
+from confmig.lint.context import (
+    Environment,
+    FileContext,
+    LintContext,
+    Overrides,
+    file_roots,
+    make_environment,
+    make_overrides,
+)
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import Rule, all_rules
+from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
+from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
+from confmig.load.docroot import scan_docroot
+from confmig.load.workspace import access_names, looks_like_access_file
+from confmig.syntax.parser import decode
+
+INTERNAL_CODE = "LINT000"
+PARALLEL_MIN_FILES = 400     # below this a process pool costs more than it saves
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)   # unreadable input: exit 2
+    cached: int = 0
+
+    @property
+    def internal_errors(self) -> int:
+        return sum(1 for f in self.findings if f.code == INTERNAL_CODE)
+
+    @property
+    def exit_code(self) -> int:
+        if self.errors or self.internal_errors:
+            return 2
+        return 1 if self.findings else 0
+
+
+# -- running rules ---------------------------------------------------------------------------
+
+
+def _overrides(rule: Rule, method: str) -> bool:
+    return getattr(type(rule), method) is not getattr(Rule, method)
+
+
+def enabled_rules(settings: Settings) -> list[Rule]:
+    return [cls() for cls in all_rules() if settings.enabled(cls.code)]
+
+
+def internal_error(rule: Rule, path: str, exc: BaseException) -> Finding:
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    return Finding(INTERNAL_CODE, f"internal error in rule {rule.code} ({rule.name}): "
+                   f"{type(exc).__name__}: {exc}{where}", path, 1, 1, Severity.error,
+                   "please report this; the other rules still ran")
+
+
+def run_file_rules(rules: Sequence[Rule], ctx: FileContext) -> list[Finding]:
+    out: list[Finding] = []
+    for rule in rules:
+        if not _overrides(rule, "check_file"):
+            continue
+        try:
+            out.extend(rule.check_file(ctx))
+        except Exception as exc:  # a broken rule must not take the run down
+            out.append(internal_error(rule, ctx.path, exc))
+    return out
+
+
+def run_tree_rules(rules: Sequence[Rule], ctx: LintContext) -> list[Finding]:
+    out: list[Finding] = []
+    for rule in rules:
+        if not _overrides(rule, "check_tree"):
+            continue
+        try:
+            out.extend(rule.check_tree(ctx))
+        except Exception as exc:
+            where = ctx.files[0].path if ctx.files else "<tree>"
+            out.append(internal_error(rule, where, exc))
+    return out
+
+
+def has_tree_rules(rules: Sequence[Rule]) -> bool:
+    return any(_overrides(r, "check_tree") for r in rules)
+
+
+# -- building contexts -----------------------------------------------------------------------
+
+
+def split_lines(text: str) -> list[str]:
+    """Physical lines as Apache counts them (``\\n``; a ``\\r`` before it dropped)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def htaccess_context(env: Environment, path: str, directory: str, overrides: Overrides,
+                     loaded: LoadedConfig, text: str) -> FileContext:
+    config = next(iter(loaded.files.values()))
+    return FileContext(
+        path=path, kind="htaccess", config=config, loaded=loaded, nodes=loaded.nodes,
+        directory=directory, overrides=overrides, modules=env.state.modules,
+        registry=env.registry, lines=split_lines(text), assumed_defaults=env.assumed,
+        _info_cache=env.info_cache, _module_cache=env.module_cache,
+    )
+
+
+def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]:
+    out: list[FileContext] = []
+    module_cache: dict[str, bool] = {}  # one module set for all the files of this config
+    for path, config in loaded.files.items():
+        roots, parents = file_roots(loaded.nodes, path)
+        try:
+            text = decode(Path(path).read_bytes())
+        except OSError:
+            text = ""
+        out.append(FileContext(
+            path=path, kind="server", config=config, loaded=loaded, nodes=roots,
+            directory=None, overrides=Overrides(), modules=loaded.state.modules,
+            registry=env.registry, lines=split_lines(text), assumed_defaults=False,
+            parents=parents, _info_cache=env.info_cache, _module_cache=module_cache,
+        ))
+    return out
+
+
+# -- the per-file plan for an access file ----------------------------------------------------
+
+
+@dataclass
+class AccessPlan:
+    path: str
+    directory: str
+    overrides: Overrides
+    data: bytes = b""
+    key: str = ""
+    findings: list[Finding] | None = None
+    context: FileContext | None = None
+
+
+def _file_key(plan: AccessPlan) -> str:
+    o = plan.overrides
+    return digest(plan.data, plan.directory, "\0".join(o.words), "\0".join(o.list_words))
+
+
+def load_plan(env: Environment, plan: AccessPlan) -> FileContext:
+    loaded = load_htaccess(plan.path, env.state)
+    return htaccess_context(env, plan.path, plan.directory, plan.overrides, loaded,
+                            decode(plan.data))
+
+
+def lint_plans(env: Environment, rules: Sequence[Rule], plans: list[AccessPlan],
+               keep_contexts: bool, jobs: int | None) -> None:
+    """Parse and run the per-file rules on each plan (fills ``findings``, and ``context``
+    when the tree rules will need it).  A large tree is spread over a process pool."""
+    workers = _workers(jobs, len(plans))
+    if workers > 1:
+        _lint_plans_parallel(env, rules, plans, keep_contexts, workers)
+        return
+    for plan in plans:
+        ctx = load_plan(env, plan)
+        plan.findings = run_file_rules(rules, ctx)
+        if keep_contexts:
+            plan.context = ctx
+
+
+def _workers(jobs: int | None, files: int) -> int:
+    if files < PARALLEL_MIN_FILES or "fork" not in mp.get_all_start_methods():
+        return 1
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    return max(1, min(jobs or available, available, files // (PARALLEL_MIN_FILES // 2)))
+
+
+# Set in the parent just before forking: the workers inherit them instead of receiving them.
+_POOL_STATE: tuple[Environment, Sequence[Rule], bool] | None = None
+
+_ChunkResult = list[tuple[list[Finding], LoadedConfig | None]]
+
+
+def _lint_chunk(chunk: list[AccessPlan]) -> _ChunkResult:
+    assert _POOL_STATE is not None
+    env, rules, keep = _POOL_STATE
+    out: _ChunkResult = []
+    for plan in chunk:
+        ctx = load_plan(env, plan)
+        out.append((run_file_rules(rules, ctx), ctx.loaded if keep else None))
+    return out
+
+
+def _lint_plans_parallel(env: Environment, rules: Sequence[Rule], plans: list[AccessPlan],
+                         keep_contexts: bool, workers: int) -> None:
+    """Fork ``workers`` processes; each parses and checks a share of the files and sends
+    back its findings (and, for the tree rules, the loaded files: unpickling them is
+    several times cheaper than parsing)."""
+    global _POOL_STATE
+    size = max(50, len(plans) // (workers * 4))
+    chunks = [plans[i:i + size] for i in range(0, len(plans), size)]
+    _POOL_STATE = (env, rules, keep_contexts)
+    try:
+        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
+            results = list(pool.map(_lint_chunk, chunks))
+    finally:
+        _POOL_STATE = None
+    for chunk, result in zip(chunks, results, strict=True):
+        for plan, (findings, loaded) in zip(chunk, result, strict=True):
+            plan.findings = findings
+            if loaded is not None:
+                plan.context = htaccess_context(env, plan.path, plan.directory, plan.overrides,
+                                                loaded, decode(plan.data))
+
+
+# -- entry points ----------------------------------------------------------------------------
+
+
+def lint_paths(
+    paths: Sequence[str | Path],
+    config: str | Path | None = None,
+    defines: Iterable[str] = (),
+    settings: Settings | None = None,
+    *,
+    use_cache: bool | None = None,
+    jobs: int | None = None,
+    on_directory: Callable[[int], None] | None = None,
+) -> LintResult:
+    """Lint each PATH (docroot, access file or server config) with ``config`` in force.
+
+    ``use_cache`` overrides the ``cache`` setting; ``jobs`` caps the process pool
+    (default: the CPUs this process may use; 1 disables it).
+    """
+    if settings is None:
+        settings = load_settings(Path(paths[0]) if paths else None)
+    rules = enabled_rules(settings)
+    env = make_environment(config, set(defines))
+    result = LintResult(notes=list(env.notes))
+    suppressions: dict[str, list[Suppression]] = {}
+    raw: list[Finding] = []
+    cache_on = settings.cache if use_cache is None else use_cache
+    for path in paths:
+        path = Path(path)
+        if path.is_dir():
+            raw += _lint_docroot(path, env, rules, settings, result, suppressions,
+                                 cache_on, jobs, on_directory)
+        elif path.is_file() and (looks_like_access_file(path) or env.server is not None):
+            raw += _lint_access_files(path, [path], env, rules, settings, result,
+                                      suppressions, cache_on, jobs, None)
+        elif path.is_file():
+            raw += _lint_server(path, env, rules, result, suppressions)
+        else:
+            result.errors.append(f"{path}: no such file or directory")
+    known = [cls.code for cls in all_rules()]
+    kept = apply_suppressions(raw, suppressions, settings.enabled, known)
+    kept = [f for f in kept if not settings.ignored_for_file(f.code, f.file)]
+    result.findings = sort_findings(kept)
+    return result
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(set(findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message))
+
+
+def _lint_docroot(root: Path, env: Environment, rules: list[Rule], settings: Settings,
+                  result: LintResult, suppressions: dict[str, list[Suppression]],
+                  cache_on: bool, jobs: int | None,
+                  on_directory: Callable[[int], None] | None) -> list[Finding]:
+    scan = scan_docroot(root, access_names(env.server), on_directory)
+    for skipped, reason in scan.skipped:
+        result.notes.append(f"skipped {skipped}: {reason}")
+    if not scan.access_files:
+        result.notes.append(f"{root}: no access files ({', '.join(access_names(env.server))}) "
+                            f"in {scan.directories} directories")
+    return _lint_access_files(root, scan.access_files, env, rules, settings, result,
+                              suppressions, cache_on, jobs, scan)
+
+
+def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: list[Rule],
+                       settings: Settings, result: LintResult,
+                       suppressions: dict[str, list[Suppression]], cache_on: bool,
+                       jobs: int | None, scan: object | None) -> list[Finding]:
+    docroot = linted if linted.is_dir() else None
+    # The walk follows no symlink, so a directory's real path is the root's plus the rest.
+    base = str(linted if docroot else linted.parent)
+    real_base = os.path.realpath(base)
+    plans: list[AccessPlan] = []
+    for file in files:
+        path = str(file)
+        parent = os.path.dirname(path)
+        real = (real_base + parent[len(base):] if parent.startswith(base)
+                else os.path.realpath(parent))
+        directory = env.server_directory(real, docroot)
+        plan = AccessPlan(path, directory, env.overrides_for(directory))
+        try:
+            plan.data = file.read_bytes()
+        except OSError as exc:
+            result.errors.append(f"{path}: cannot read: {exc.strerror or exc}")
+            continue
+        plan.key = _file_key(plan)
+        plans.append(plan)
+        result.files.append(path)
+        if b"confmig:" in plan.data:
+            found = parse_suppressions(split_lines(decode(plan.data)))
+            if found:
+                suppressions[path] = found
+    for note in env.mapping_notes():
+        if note not in result.notes:
+            result.notes.append(note)
+    cache = _open_cache(settings, env, linted) if cache_on else None
+    misses = []
+    for plan in plans:
+        plan.findings = cache.get_file(plan.path, plan.key) if cache else None
+        if plan.findings is None:
+            misses.append(plan)
+    result.cached += len(plans) - len(misses)
+    tree_rules = has_tree_rules(rules)
+    tree_key = digest(*(p.path + ":" + p.key for p in plans)) if tree_rules else ""
+    tree_findings = cache.get_tree(tree_key) if cache and tree_rules else None
+    need_contexts = tree_rules and tree_findings is None
+    lint_plans(env, rules, misses, keep_contexts=need_contexts, jobs=jobs)
+    if need_contexts:
+        for plan in plans:
+            if plan.context is None:
+                plan.context = load_plan(env, plan)
+        workspace = Workspace(server=env.server, docroot=docroot,
+                              access={p.path: p.context.loaded for p in plans if p.context},
+                              scan=scan if scan is not None else None, state=env.state)
+        lint_ctx = LintContext(
+            files=[p.context for p in plans if p.context], workspace=workspace,
+            docroot=docroot, assumed_defaults=env.assumed, server=env.server,
+            registry=env.registry, modules=env.state.modules, notes=result.notes,
+        )
+        tree_findings = run_tree_rules(rules, lint_ctx)
+    out: list[Finding] = []
+    for plan in plans:
+        assert plan.findings is not None
+        out += plan.findings
+        if cache:
+            cache.put_file(plan.path, plan.key, plan.findings)
+    if tree_rules and tree_findings is not None:
+        out += tree_findings
+        if cache:
+            cache.put_tree(tree_key, tree_findings)
+    if cache:
+        cache.save()
+    return out
+
+
+def _open_cache(settings: Settings, env: Environment, linted: Path) -> LintCache:
+    directory = cache_directory(settings.cache_dir, settings.root, linted.resolve())
+    namespace = digest(code_fingerprint(), settings.key(), env.key, str(linted.resolve()))
+    return LintCache(directory, namespace)
+
+
+def _lint_server(path: Path, env: Environment, rules: list[Rule], result: LintResult,
+                 suppressions: dict[str, list[Suppression]]) -> list[Finding]:
+    loaded = load_config(path, defines=set(env.state.defines))
+    contexts = server_contexts(env, loaded)
+    out: list[Finding] = []
+    for ctx in contexts:
+        result.files.append(ctx.path)
+        out += run_file_rules(rules, ctx)
+        found = parse_suppressions(ctx.lines)
+        if found:
+            suppressions[ctx.path] = found
+    if has_tree_rules(rules):
+        workspace = Workspace(server=loaded, state=loaded.state)
+        lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
+                               assumed_defaults=False, server=loaded, registry=env.registry,
+                               modules=loaded.state.modules, notes=result.notes)
+        out += run_tree_rules(rules, lint_ctx)
+    return out
+
+
+def lint_text(
+    text: str,
+    kind: str = "htaccess",
+    allow_override: Iterable[str] = ("All",),
+    modules: Iterable[str] | None = None,
+    filename: str = ".htaccess",
+    *,
+    allow_override_list: Iterable[str] = (),
+    settings: Settings | None = None,
+) -> list[Finding]:
+    """Lint one text (tests and examples): an access file with ``allow_override`` in force,
+    or a server config (``kind="server"``).  ``modules`` are the loaded modules (short
+    names or identifiers; default: the assumed Debian set)."""
+    settings = settings or Settings()
+    rules = enabled_rules(settings)
+    env = make_environment(None, set(), modules=modules)
+    overrides = make_overrides(allow_override, allow_override_list, source="<test>")
+    with tempfile.TemporaryDirectory(prefix="confmig-lint-") as tmp:
+        path = Path(tmp) / Path(filename).name
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        if kind == "server":
+            env.assumed = False
+            loaded = load_config(path, state=ReadState(modules=env.state.modules.copy(),
+                                                       server_root=Path(tmp)))
+            contexts = server_contexts(env, loaded)
+        else:
+            loaded = load_htaccess(path, env.state, display_name=filename)
+            contexts = [htaccess_context(env, filename, os.path.dirname(filename) or "/",
+                                         overrides, loaded, text)]
+        findings: list[Finding] = []
+        for ctx in contexts:
+            findings += run_file_rules(rules, ctx)
+        workspace = Workspace(server=loaded if kind == "server" else None, state=env.state)
+        lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
+                               assumed_defaults=env.assumed, server=workspace.server,
+                               registry=env.registry, modules=env.state.modules)
+        findings += run_tree_rules(rules, lint_ctx)
+        findings = [_rename(f, str(path), filename) for f in findings]
+        suppressions = {}
+        for ctx in contexts:
+            name = filename if ctx.path in (str(path), filename) else ctx.path
+            found = parse_suppressions(ctx.lines)
+            if found:
+                suppressions[name] = found
+        findings = apply_suppressions(findings, suppressions, settings.enabled,
+                                      [c.code for c in all_rules()])
+    return sort_findings(findings)
+
+
+def _rename(finding: Finding, old: str, new: str) -> Finding:
+    if finding.file != old:
+        return finding
+    return Finding(finding.code, finding.message, new, finding.line, finding.column,
+                   finding.severity, finding.hint, finding.end_column)

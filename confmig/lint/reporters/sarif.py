@@ -1,0 +1,81 @@
+"""``--format sarif``: SARIF 2.1.0, with every rule's metadata (for code-scanning UIs)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from confmig import __version__
+from confmig.lint.engine import INTERNAL_CODE, LintResult
+from confmig.lint.finding import Severity
+from confmig.lint.rule import Rule, all_rules
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {Severity.error: "error", Severity.warning: "warning", Severity.info: "note"}
+
+
+def rule_descriptor(rule: type[Rule]) -> dict[str, Any]:
+    help_text = f"{rule.summary}\n\nBad:\n{rule.bad}\nGood:\n{rule.good}"
+    markdown = (f"{rule.rationale}\n\nBad:\n\n```apache\n{rule.bad}```\n\n"
+                f"Good:\n\n```apache\n{rule.good}```\n")
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.rationale},
+        "help": {"text": help_text, "markdown": markdown},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+        "properties": {"tags": [rule.code.rstrip("0123456789")]},
+    }
+
+
+INTERNAL_DESCRIPTOR = {
+    "id": INTERNAL_CODE,
+    "name": "internal-error",
+    "shortDescription": {"text": "A lint rule failed with an exception"},
+    "fullDescription": {"text": "confmig reports a rule that crashed instead of stopping."},
+    "help": {"text": "Please report it with the file that triggered it."},
+    "defaultConfiguration": {"level": "error"},
+}
+
+
+def _uri(path: str) -> str:
+    p = Path(path)
+    return p.as_uri() if p.is_absolute() else p.as_posix()
+
+
+def sarif_log(result: LintResult) -> dict[str, Any]:
+    rules = [rule_descriptor(r) for r in all_rules()] + [INTERNAL_DESCRIPTOR]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results = []
+    for f in result.findings:
+        text = f.message + (f" — {f.hint}" if f.hint else "")
+        region: dict[str, int] = {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)}
+        if f.end_column:
+            region["endColumn"] = f.end_column
+        results.append({
+            "ruleId": f.code,
+            "ruleIndex": index.get(f.code, index[INTERNAL_CODE]),
+            "level": _LEVEL[f.severity],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": _uri(f.file)}, "region": region}}],
+        })
+    run: dict[str, Any] = {
+        "tool": {"driver": {"name": "confmig", "version": __version__, "rules": rules}},
+        "results": results,
+        "columnKind": "unicodeCodePoints",
+    }
+    if result.notes or result.errors:
+        run["invocations"] = [{
+            "executionSuccessful": not result.errors and not result.internal_errors,
+            "toolExecutionNotifications": [
+                {"level": "note", "message": {"text": n}} for n in result.notes
+            ] + [{"level": "error", "message": {"text": e}} for e in result.errors],
+        }]
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(result: LintResult) -> str:
+    return json.dumps(sarif_log(result), indent=2)

@@ -1,0 +1,23 @@
+"""Counts shared by the reporters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from confmig.lint.engine import LintResult
+from confmig.lint.rule import all_rules
+
+
+def rule_names() -> dict[str, str]:
+    return {cls.code: cls.name for cls in all_rules()}
+
+
+def summary(result: LintResult) -> dict[str, Any]:
+    by_code = Counter(f.code for f in result.findings)
+    by_severity = Counter(f.severity.value for f in result.findings)
+    return {
+        "total": len(result.findings),
+        "by_severity": {s: by_severity.get(s, 0) for s in ("error", "warning", "info")},
+        "by_code": dict(sorted(by_code.items())),
+    }

@@ -1,0 +1,99 @@
+"""Rich text: a code frame per finding (``file:line:col``, the line, a caret, the code,
+severity, message and fix hint), then a summary of counts per code and severity."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from functools import lru_cache
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from confmig.lint.engine import LintResult
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.reporters.summary import rule_names
+
+_STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
+
+
+@lru_cache(maxsize=64)
+def _file_lines(path: str) -> tuple[str, ...]:
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            text = handle.read()
+    except OSError:
+        return ()
+    return tuple(line.rstrip("\r") for line in text.split("\n"))
+
+
+def _frame(finding: Finding) -> list[str]:
+    lines = _file_lines(finding.file)
+    if not 0 < finding.line <= len(lines):
+        return []
+    raw = lines[finding.line - 1]
+    text = raw.expandtabs(4)
+    number = str(finding.line)
+    pad = " " * len(number)
+    lead = " " * len(raw[: max(finding.column - 1, 0)].expandtabs(4))
+    width = max((finding.end_column or finding.column + 1) - finding.column, 1)
+    style = _STYLE[finding.severity]
+    return [
+        f" [blue]{pad} |[/]",
+        f" [blue]{number} |[/] {escape(text)}",
+        f" [blue]{pad} |[/] {lead}[{style}]{'^' * width}[/]",
+    ]
+
+
+def print_result(result: LintResult, console: Console) -> None:
+    for note in result.notes:
+        console.print(f"[dim]note: {escape(note)}[/]")
+    if result.notes:
+        console.print()
+    for finding in result.findings:
+        style = _STYLE[finding.severity]
+        console.print(
+            f"[bold]{escape(finding.location)}[/]: [{style}]{finding.code}[/] "
+            f"[{style}]{finding.severity.value}[/]: {escape(finding.message)}")
+        for line in _frame(finding):
+            console.print(line)
+        if finding.hint:
+            console.print(f" [blue]{' ' * len(str(finding.line))} =[/] [green]hint:[/] "
+                          f"{escape(finding.hint)}")
+        console.print()
+    for error in result.errors:
+        console.print(f"[bold red]error:[/] {escape(error)}")
+    print_summary(result, console)
+
+
+def print_summary(result: LintResult, console: Console) -> None:
+    files = len(result.files)
+    noun = "file" if files == 1 else "files"
+    if not result.findings:
+        cached = f" ({result.cached} cached)" if result.cached else ""
+        status = "[bold green]No issues found[/]" if not result.errors else "[bold red]Failed[/]"
+        console.print(f"{status} in {files} {noun}{cached}.")
+        return
+    severities = Counter(f.severity for f in result.findings)
+    parts = [f"[{_STYLE[s]}]{severities[s]} {s.value}{'s' if severities[s] != 1 else ''}[/]"
+             for s in Severity if severities[s]]
+    console.print(f"Found {len(result.findings)} finding"
+                  f"{'s' if len(result.findings) != 1 else ''} ({', '.join(parts)}) "
+                  f"in {files} {noun}.")
+    names = rule_names()
+    table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+    counts = Counter(f.code for f in result.findings)
+    severity_of = {f.code: f.severity for f in result.findings}
+    for code, count in sorted(counts.items()):
+        style = _STYLE[severity_of[code]]
+        table.add_row(f"{count:>5}", f"[{style}]{code}[/]", names.get(code, "internal-error"))
+    console.print(table)
+
+
+def render_text_plain(result: LintResult, width: int = 100) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, no_color=True, highlight=False,
+                      soft_wrap=True, color_system=None)
+    print_result(result, console)
+    return buffer.getvalue()

@@ -1,0 +1,80 @@
+"""The unit of linting: one rule, with its code, docs, examples and check.
+
+A rule is a small class in ``confmig/lint/rules/``; registering it is
+decorating it with :func:`register`.  Its docs (``summary``, ``rationale``,
+``bad``, ``good``) are shown by ``confmig rule CODE`` and its examples are run
+by the test suite: ``bad`` must produce at least one finding with the rule's
+code, ``good`` none.  Codes are stable: never reuse or renumber one.
+
+Prefixes (select or ignore by prefix, ruff style):
+
+=======  ==========================================================
+SYN      syntax and structure, argument counts, unknown directives
+CTX      context and AllowOverride: what makes Apache answer 500 or ignore a line
+RW       mod_rewrite mistakes
+DEP      deprecated (2.2) syntax
+SEC      security
+PERF     performance
+DUP      logic repeated across files
+LINT     the linter's own comments (inline suppressions)
+=======  ==========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
+
+from confmig.lint.finding import Finding, Severity
+from confmig.syntax import Node
+
+if TYPE_CHECKING:
+    from confmig.lint.context import FileContext, LintContext
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]                 # kebab-case, e.g. "directive-not-allowed-in-htaccess"
+    summary: ClassVar[str]              # one line, what is wrong
+    rationale: ClassVar[str]            # why it matters, what Apache does
+    bad: ClassVar[str]                  # a .htaccess (or server config: example_kind) tripping it
+    good: ClassVar[str]                 # the fixed version
+    severity: ClassVar[Severity] = Severity.warning
+    example_kind: ClassVar[str] = "htaccess"     # "htaccess" or "server"
+    # What is in force when the examples are linted (confmig.lint.testing.lint_example):
+    example_allow_override: ClassVar[tuple[str, ...]] = ("All",)
+    example_allow_override_list: ClassVar[tuple[str, ...]] = ()
+    example_modules: ClassVar[tuple[str, ...] | None] = None    # None: the assumed defaults
+    fix: ClassVar[str | None] = None             # default hint
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        """Findings in one file (an access file or one server config file)."""
+        return iter(())
+
+    def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
+        """Findings that need every file at once (duplication, depth)."""
+        return iter(())
+
+    def finding(self, node: Node, message: str | None = None, hint: str | None = None,
+                severity: Severity | None = None) -> Finding:
+        return Finding(
+            code=self.code, message=message or self.summary, file=node.file, line=node.line,
+            column=node.column, severity=severity or self.severity, hint=hint or self.fix,
+        )
+
+
+_RULES: dict[str, type[Rule]] = {}
+
+
+def register(cls: type[Rule]) -> type[Rule]:
+    if cls.code in _RULES and _RULES[cls.code] is not cls:
+        raise ValueError(f"rule code {cls.code} registered twice")
+    _RULES[cls.code] = cls
+    return cls
+
+
+def all_rules() -> list[type[Rule]]:
+    """Every rule, sorted by code (imports the rules package once)."""
+    import confmig.lint.rules  # noqa: F401  (registers the rules)
+
+    return sorted(_RULES.values(), key=lambda r: r.code)

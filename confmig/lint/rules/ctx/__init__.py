@@ -1,0 +1,1 @@
+"""CTX: context and AllowOverride — what makes Apache answer 500, refuse to start, or ignore."""

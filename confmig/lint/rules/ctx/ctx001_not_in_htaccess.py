@@ -1,0 +1,52 @@
+"""CTX001: a directive that is never allowed in .htaccess."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from confmig.lint.context import FileContext
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import Rule, register
+from confmig.syntax import Directive, Section
+
+
+@register
+class NotAllowedInHtaccess(Rule):
+    code = "CTX001"
+    name = "directive-not-allowed-in-htaccess"
+    summary = "A directive that Apache never allows in .htaccess"
+    rationale = (
+        "Server-level directives (ServerName, Listen, LoadModule, DocumentRoot, Alias, "
+        "HostnameLookups…) and the <Directory>, <VirtualHost> and <Location> sections belong "
+        "to the server config. In a .htaccess file Apache answers \"X not allowed here\" with a "
+        "500 Internal Server Error for every request under that directory, whatever "
+        "AllowOverride says."
+    )
+    bad = "ServerName www.example.com\n"
+    good = "# ServerName belongs in the <VirtualHost> of the server config\n"
+    severity = Severity.error
+    fix = "move it to the server config (the <VirtualHost> or a <Directory> block)"
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if ctx.kind != "htaccess" or not ctx.read_by_apache:
+            return
+        nonfatal = "Override" in ctx.overrides.nonfatal
+        listed = ctx.overrides.allow_override_list
+        for node, _ in ctx.walk():
+            if not isinstance(node, Directive | Section):
+                continue
+            info = ctx.info(node)
+            if info is None or not ctx.module_loaded(info):
+                continue  # SYN003
+            if ".htaccess" in info.contexts:
+                continue
+            if node.name.lower() in listed and info.listable is not False:
+                continue  # AllowOverrideList admits even <Directory>-only directives
+            label = f"<{node.name}" if isinstance(node, Section) else node.name
+            if nonfatal:
+                yield self.finding(node, f"{label} is not allowed in .htaccess: Apache ignores "
+                                         "it (AllowOverride Nonfatal=Override)",
+                                   severity=Severity.warning)
+            else:
+                yield self.finding(node, f"{label} not allowed here: Apache answers 500 for "
+                                         "every request under this directory")

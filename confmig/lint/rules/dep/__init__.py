@@ -1,0 +1,1 @@
+"""DEP: Apache 2.2 syntax that 2.4 deprecates, ignores or rejects."""

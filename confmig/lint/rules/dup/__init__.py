@@ -1,0 +1,1 @@
+"""DUP: the same configuration written more than once."""

@@ -1,0 +1,103 @@
+"""DUP001: the same rewrite block in several .htaccess files or sections."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Iterator
+
+from confmig.lint.context import FileContext, LintContext
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import Rule, register
+from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, block_key
+from confmig.lint.rules.rw.scopes import Scope, rewrite_scopes
+from confmig.syntax import Directive
+
+SHOW = 5
+
+
+def _first(scope: Scope) -> Directive:
+    return next(d for d in scope.directives if d.lname in BLOCK_DIRECTIVES)
+
+
+def _names(items: list[str]) -> str:
+    shown = ", ".join(items[:SHOW])
+    return shown + (f" and {len(items) - SHOW} more" if len(items) > SHOW else "")
+
+
+def _url_prefix(f: FileContext, docroot: str | None) -> str | None:
+    """The URL-path of an access file's directory, when the docroot is known."""
+    if docroot is None or not f.directory:
+        return None
+    rel = os.path.relpath(os.path.realpath(os.path.dirname(f.path)), docroot)
+    if rel.startswith(".."):
+        return None
+    return "/" if rel == "." else "/" + rel.replace(os.sep, "/") + "/"
+
+
+@register
+class RepeatedRewriteBlock(Rule):
+    code = "DUP001"
+    name = "repeated-rewrite-block"
+    summary = "the same rewrite block is repeated in several places: hoist it into one section"
+    rationale = (
+        "A RewriteCond/RewriteRule block copied into many .htaccess files (or <Directory> "
+        "sections) is parsed again for each of them, and a fix has to be made in every "
+        "copy. Written once in the server config — a <Directory> or <DirectoryMatch> "
+        "covering all the copies, with AllowOverride None below — it is read once at "
+        "start. 'confmig convert --to httpd' performs exactly this hoisting."
+    )
+    bad = ("<Directory /var/www/html/blog>\n    RewriteEngine On\n"
+           "    RewriteCond %{REQUEST_FILENAME} !-f\n    RewriteRule ^ index.php [L]\n"
+           "</Directory>\n<Directory /var/www/html/shop>\n    RewriteEngine On\n"
+           "    RewriteCond %{REQUEST_FILENAME} !-f\n    RewriteRule ^ index.php [L]\n"
+           "</Directory>\n")
+    good = ('<DirectoryMatch "^/var/www/html/(blog|shop)/">\n    RewriteEngine On\n'
+            "    RewriteCond %{REQUEST_FILENAME} !-f\n    RewriteRule ^ index.php [L]\n"
+            "</DirectoryMatch>\n")
+    severity = Severity.info
+    example_kind = "server"
+    fix = "hoist it into one <Directory>/<DirectoryMatch>: confmig convert --to httpd"
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        """Sections of one server config file with the same block."""
+        if ctx.is_htaccess:
+            return
+        groups: dict[tuple[str, ...], list[Scope]] = defaultdict(list)
+        for scope in rewrite_scopes(ctx):
+            if scope.context != "directory":
+                continue
+            key = block_key(scope)
+            if key is not None:
+                groups[key].append(scope)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            for scope in members:
+                others = [s.label for s in members if s is not scope]
+                yield self.finding(_first(scope), f"this rewrite block ({len(_block(scope))} "
+                                                  f"lines) is repeated in {_names(others)}")
+
+    def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
+        docroot = os.path.realpath(ctx.docroot) if ctx.docroot is not None else None
+        groups: dict[tuple[str, ...], list[tuple[FileContext, Scope]]] = defaultdict(list)
+        for f in ctx.access_files:
+            top = next((s for s in rewrite_scopes(f) if s.section is None), None)
+            if top is None:
+                continue
+            key = block_key(top, _url_prefix(f, docroot))
+            if key is not None:
+                groups[key].append((f, top))
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            for f, scope in members:
+                others = [o.path for o, _ in members if o is not f]
+                yield self.finding(
+                    _first(scope),
+                    f"this rewrite block ({len(_block(scope))} lines) is repeated in "
+                    f"{len(others)} other .htaccess file(s): {_names(others)}")
+
+
+def _block(scope: Scope) -> list[Directive]:
+    return [d for d in scope.directives if d.lname in BLOCK_DIRECTIVES]

@@ -1,0 +1,1 @@
+"""PERF: configurations that cost time on every request."""

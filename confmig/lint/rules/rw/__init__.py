@@ -1,0 +1,1 @@
+"""RW: mod_rewrite mistakes (one module per rule; shared helpers in ``scopes`` and ``refs``)."""

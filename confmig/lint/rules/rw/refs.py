@@ -1,0 +1,98 @@
+"""What a test string or substitution refers to: ``%{VAR}``, ``$N``, ``%N``.
+
+A small scanner after ``do_expand`` in mod_rewrite.c: ``\\x`` escapes the next
+character, ``%{…}`` and ``${…}`` run to the matching ``}`` (nesting counted),
+``$N``/``%N`` are one digit.  Only what the lint rules need is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pcre2
+
+from confmig.model.rewrite.regex import to_bytes
+
+# lookup_variable() in mod_rewrite.c: the names it knows (compared upper-cased).  Anything
+# else expands to the empty string without a warning.
+KNOWN_VARIABLES = frozenset({
+    "TIME", "IPV6", "HTTPS", "TIME_DAY", "TIME_SEC", "TIME_MIN", "TIME_MON", "TIME_WDAY",
+    "TIME_YEAR", "IS_SUBREQ", "PATH_INFO", "AUTH_TYPE", "HTTP_HOST", "TIME_HOUR",
+    "SERVER_NAME", "REMOTE_ADDR", "SERVER_ADDR", "HTTP_ACCEPT", "THE_REQUEST", "API_VERSION",
+    "HTTP_COOKIE", "SERVER_PORT", "REMOTE_HOST", "REMOTE_PORT", "REMOTE_USER", "SCRIPT_USER",
+    "REQUEST_URI", "SCRIPT_GROUP", "REMOTE_IDENT", "HTTP_REFERER", "QUERY_STRING",
+    "SERVER_ADMIN", "DOCUMENT_ROOT", "HTTP_FORWARDED", "CONTEXT_PREFIX", "REQUEST_METHOD",
+    "REQUEST_SCHEME", "HTTP_USER_AGENT", "SCRIPT_FILENAME", "SERVER_PROTOCOL",
+    "SERVER_SOFTWARE", "CONN_REMOTE_ADDR", "REQUEST_FILENAME", "HTTP_PROXY_CONNECTION",
+    "CONTEXT_DOCUMENT_ROOT",
+})
+PREFIXES = ("ENV:", "SSL:", "HTTP:", "LA-U:", "LA-F:")
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """``kind`` is ``var`` (``%{name}``), ``rule`` (``$N``), ``cond`` (``%N``) or ``map``."""
+
+    kind: str
+    name: str
+    offset: int
+
+
+def _closing(text: str, i: int) -> int:
+    depth = 1
+    while i < len(text):
+        if text[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        elif text[i] == "{":
+            depth += 1
+        i += 1
+    return -1
+
+
+def scan(text: str) -> list[Ref]:
+    """The references in ``text``, in order (those inside ``${map:key}`` included)."""
+    out: list[Ref] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        nxt = text[i + 1] if i + 1 < n else ""
+        if c == "\\":
+            i += 2
+            continue
+        if c in "$%" and nxt == "{":
+            end = _closing(text, i + 2)
+            if end < 0:
+                i += 2
+                continue
+            inner = text[i + 2:end]
+            if c == "%":
+                out.append(Ref("var", inner, i))
+                i = end + 1
+            else:
+                out.append(Ref("map", inner, i))
+                i += 2  # scan the key and default too
+            continue
+        if c in "$%" and nxt.isdigit():
+            out.append(Ref("rule" if c == "$" else "cond", nxt, i))
+            i += 2
+            continue
+        i += 1
+    return out
+
+
+def is_known_variable(name: str) -> bool:
+    """Whether ``lookup_variable`` gives ``%{name}`` a value (it may still be empty)."""
+    upper = name.upper()
+    if any(upper.startswith(p) and len(name) > len(p) for p in PREFIXES):
+        return True
+    return upper in KNOWN_VARIABLES
+
+
+def group_count(pattern: str, nocase: bool = False) -> int | None:
+    """Capturing groups of a pattern as PCRE2 compiles it; None when it does not compile."""
+    try:
+        return pcre2.compile(to_bytes(pattern), pcre2.IGNORECASE if nocase else 0).groups
+    except pcre2.PatternError:
+        return None

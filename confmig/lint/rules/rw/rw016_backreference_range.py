@@ -1,0 +1,86 @@
+"""RW016: $N / %N back-references to groups that do not exist (always empty)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from confmig.lint.context import FileContext
+from confmig.lint.finding import Finding
+from confmig.lint.rule import Rule, register
+from confmig.lint.rules.rw.refs import group_count, scan
+from confmig.lint.rules.rw.scopes import rewrite_scopes
+from confmig.model.rewrite.parse import Condition
+from confmig.model.rewrite.parse import Rule as RewriteRule
+
+
+def rule_groups(rule: RewriteRule) -> int | None:
+    """The highest ``$N`` with a value: -1 when the pattern is negated (nothing is captured,
+    not even ``$0``), None when it does not compile (RW001's business)."""
+    if rule.negate:
+        return -1
+    return group_count(rule.pattern, rule.nocase)
+
+
+def cond_groups(conditions: list[Condition]) -> tuple[int, str]:
+    """The highest ``%N`` with a value (-1: none), and which condition it comes from.
+
+    ``%N`` refers to the last *matched* positive regex condition.  With only AND
+    conditions that is the last such condition; with [OR] any of them may be the one,
+    so the largest count is taken (no false alarm).
+    """
+    positive = [c for c in conditions if c.kind == "regex" and not c.negate]
+    if not positive:
+        return -1, "no RewriteCond captures anything"
+    counts = [group_count(c.pattern, c.nocase) or 0 for c in positive]
+    if any(c.ornext for c in conditions):
+        return max(counts), "the RewriteCond patterns"
+    last = positive[-1]
+    where = f"the last matching RewriteCond ({last.test} {last.raw_pattern})"
+    return counts[-1], where
+
+
+@register
+class BackReferenceOutOfRange(Rule):
+    code = "RW016"
+    name = "backreference-out-of-range"
+    summary = "$N/%N refers to a group the pattern does not have: it is always empty"
+    rationale = (
+        "$N is group N of the RewriteRule pattern, %N group N of the last RewriteCond "
+        "that matched (negated patterns and -f style tests capture nothing). A reference "
+        "past the last group is replaced by an empty string, silently: verified on Apache "
+        "2.4, 'RewriteRule ^a$ /x$1y.txt' serves /xy.txt. Usually a group was forgotten, "
+        "or a later RewriteCond took over the %N of an earlier one."
+    )
+    bad = "RewriteEngine On\nRewriteRule ^blog/.*$ /news/$1 [R=301,L]\n"
+    good = "RewriteEngine On\nRewriteRule ^blog/(.*)$ /news/$1 [R=301,L]\n"
+    fix = "add the ( ) group the reference needs, or fix the number"
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        for scope in rewrite_scopes(ctx):
+            for rule in scope.rewrite.rules:
+                if rule.directive is None:
+                    continue
+                yield from self._check(rule)
+
+    def _check(self, rule: RewriteRule) -> Iterator[Finding]:
+        assert rule.directive is not None
+        groups = rule_groups(rule)
+        cgroups, where = cond_groups(rule.conditions)
+        texts = [(rule.directive, rule.raw_substitution)]
+        texts += [(c.directive, c.test) for c in rule.conditions if c.directive is not None]
+        for directive, text in texts:
+            reported: set[str] = set()
+            for ref in scan(text):
+                n = int(ref.name) if ref.kind in ("rule", "cond") else 0
+                token = ("$" if ref.kind == "rule" else "%") + ref.name
+                if token in reported:
+                    continue
+                if ref.kind == "rule" and groups is not None and n > groups:
+                    reported.add(token)
+                    why = ("the pattern is negated, so nothing is captured" if groups < 0
+                           else f"the RewriteRule pattern has {groups} group(s)")
+                    yield self.finding(directive, f"{token} is always empty: {why}")
+                elif ref.kind == "cond" and directive is rule.directive and n > cgroups:
+                    reported.add(token)
+                    why = (where if cgroups < 0 else f"{where} has {cgroups} group(s)")
+                    yield self.finding(directive, f"{token} is always empty: {why}")

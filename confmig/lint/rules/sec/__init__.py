@@ -1,0 +1,1 @@
+"""SEC: configurations that expose files, versions or dangerous features."""

@@ -1,0 +1,1 @@
+"""SYN: syntax and structure, argument counts, unknown directives."""

@@ -1,0 +1,51 @@
+"""SYN002: a directive with the wrong number of arguments."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from confmig.lint.context import FileContext
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import Rule, register
+from confmig.lint.rules.syn.arity import arity_problem
+from confmig.lint.rules.syn.comments import comment_start
+
+
+@register
+class ArgumentCount(Rule):
+    code = "SYN002"
+    name = "wrong-argument-count"
+    summary = "A directive has too few or too many arguments"
+    rationale = (
+        "Apache checks the number of arguments of every directive when it reads it. Too few or "
+        "too many is a configuration error: in .htaccess Apache answers 500 for every request "
+        "under the directory, in a server config it refuses to start. RewriteRule and "
+        "RewriteCond are the exception for extra words: mod_rewrite reads pattern, "
+        "substitution and flags and silently ignores anything after them."
+    )
+    bad = "RewriteEngine On\nRewriteRule ^old$\n"
+    good = "RewriteEngine On\nRewriteRule ^old$ /new [R=301,L]\n"
+    severity = Severity.error
+    fix = "give the directive the arguments its syntax asks for (`confmig rule SYN002`)"
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if not ctx.read_by_apache:
+            return
+        for node, _ in ctx.directives():
+            if comment_start(node.args_text) is not None:
+                continue  # SYN005 explains a '#' read as arguments
+            if "${" in node.args_text:
+                continue  # an undefined variable: the count is unknown
+            problem = arity_problem(node.name, node.args)
+            if problem is None:
+                continue
+            kind, message = problem
+            if kind == "ignored":
+                yield self.finding(
+                    node, f"{node.name}: Apache ignores the extra argument(s) after the flags "
+                          f"({' '.join(node.args[3:])})",
+                    hint="remove the extra words", severity=Severity.warning)
+                continue
+            where = ("Apache answers 500 for every request under this directory"
+                     if ctx.kind == "htaccess" else "Apache refuses to start")
+            yield self.finding(node, f"{message} ({where})")

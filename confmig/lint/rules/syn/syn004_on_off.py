@@ -1,0 +1,44 @@
+"""SYN004: an On/Off directive with another value."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from confmig.lint.context import FileContext
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import Rule, register
+from confmig.lint.rules.syn.arity import is_flag
+
+
+@register
+class InvalidOnOff(Rule):
+    code = "SYN004"
+    name = "invalid-on-off"
+    summary = "An On/Off directive has a value that is neither On nor Off"
+    rationale = (
+        "Flag directives such as RewriteEngine, ExpiresActive or DirectorySlash accept only On "
+        "or Off (any case). Anything else — `true`, `1`, `yes`, or no value at all — is a "
+        "configuration error: \"RewriteEngine must be On or Off\". In .htaccess Apache answers "
+        "500 for every request under the directory; in a server config it refuses to start."
+    )
+    bad = "ExpiresActive yes\n"
+    good = "ExpiresActive On\n"
+    severity = Severity.error
+    fix = "write On or Off"
+
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if not ctx.read_by_apache:
+            return
+        where = ("Apache answers 500 for every request under this directory"
+                 if ctx.kind == "htaccess" else "Apache refuses to start")
+        for node, _ in ctx.directives():
+            value = node.args[0] if node.args else ""
+            if value.lower() in ("on", "off") or "${" in value:
+                continue
+            info = ctx.info(node)
+            if info is None or not is_flag(getattr(info, "syntax", None)):
+                continue
+            if not ctx.module_loaded(info):
+                continue  # SYN003 says the module is missing
+            shown = f" (got {value!r})" if value else " (no value given)"
+            yield self.finding(node, f"{node.name} must be On or Off{shown}: {where}")
