@@ -170,6 +170,10 @@ SITE = {
     "closed/.htaccess": PROTECT_ALL, "closed/.git/HEAD": "ref\n", "closed/.env": "A=1\n",
     "closed/x.bak": "x",
     "sig/.htaccess": "ServerSignature On\n",
+    # 2.2 access control in a subdirectory denies its dump: only the request model sees it
+    "legacy/private/.htaccess": "Order deny,allow\nDeny from all\n",
+    "legacy/private/db.sql": "dump", "legacy/private/.env": "A=1\n",
+    "legacy/.env": "A=1\n",
 }
 
 
@@ -208,13 +212,16 @@ def test_sec002_what_is_reachable(site: ApacheServer, tmp_path: Path) -> None:
     assert status(site, "/files/.git/HEAD") == 200 and status(site, "/files/.env") == 403
     for path in ("/closed/.git/HEAD", "/closed/.env", "/closed/x.bak"):
         assert status(site, path) == 403, path
+    assert status(site, "/legacy/private/.env") == 403 and status(site, "/legacy/.env") == 200
     for case, exposed in (("open", {"/.git/", "/.env"}), ("files", {"/.git/"}),
-                          ("closed", set())):
+                          ("closed", set()), ("legacy", {"/.env"})):
         root = tmp_path / case
         write(root, {k.split("/", 1)[1]: v for k, v in SITE.items() if k.startswith(case + "/")})
         found = tree_findings(root, "SEC002")
         shown = {s for s in ("/.git/", "/.env") if found and s in found[0].message}
         assert shown == exposed, case
+        if case == "legacy":
+            assert "private" not in found[0].message
 
 
 @pytest.mark.apache

@@ -10,6 +10,8 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.scopes import Scope, build_scopes, scopes, walk_directives
 from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
+from confmig.model.evaluate import evaluate, site_for
+from confmig.model.request import Request
 from confmig.syntax import Directive
 
 
@@ -63,7 +65,7 @@ class SensitiveFilesReachable(Rule):
         anchor = _anchor(ctx.access_files)
         if ctx.docroot is not None:
             real = [_map(t, ctx) for t in find_exposed(str(ctx.docroot))]
-            open_ = [t for t in real if not protected(t, access, server)]
+            open_ = _served(ctx, [t for t in real if not protected(t, access, server)])
             if open_ and anchor is not None:
                 yield self.finding(anchor[1], f"{describe(open_)} can be downloaded: nothing "
                                               "in this tree or the server config denies "
@@ -95,6 +97,17 @@ class SensitiveFilesReachable(Rule):
                     "the .git directory)")
         yield self.finding(anchor, f"{where} denies some sensitive files but not "
                                    f"{describe(open_)}{note}", severity=Severity.info)
+
+
+def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
+    """The candidates Apache would really serve, asked of the request model (which the
+    differential tests hold to real Apache): the syntactic check above cannot see every
+    way a tree denies a file (2.2 ``Deny`` in a subdirectory, rewrite rules, ``<If>``)."""
+    if not candidates:
+        return []
+    site = site_for(ctx.workspace)
+    return [t for t in candidates
+            if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
 
 
 def _map(target: Target, ctx: LintContext) -> Target:
