@@ -68,6 +68,30 @@ def apacheconfig_parse(texts: list[str]) -> int:
     return failures
 
 
+def apacheconfig_joined(texts: list[str]) -> tuple[str, int]:
+    """The texts apacheconfig parses, joined into one: its best case, since its per-call
+    set-up dominates on small files (the way it is usually timed is one large config)."""
+    import apacheconfig
+
+    good: list[str] = []
+    with apacheconfig.make_loader() as loader:
+        for text in texts:
+            try:
+                loader.loads(text)
+            except Exception:  # skip what it rejects, as above
+                continue
+            good.append(text if text.endswith("\n") else text + "\n")
+    joined = "".join(good)
+    return joined, joined.count("\n") + 1
+
+
+def apacheconfig_parse_one(text: str) -> None:
+    import apacheconfig
+
+    with apacheconfig.make_loader() as loader:
+        loader.loads(text)
+
+
 def measure(label: str, paths: list[Path], repeat: int) -> float | None:
     """Print the parse rates; return apacheconfig's lines/s (None without apacheconfig)."""
     texts = read_all(paths)
@@ -83,7 +107,14 @@ def measure(label: str, paths: list[Path], repeat: int) -> float | None:
         print(f"  apacheconfig      {lines / t_apacheconfig:>12,.0f} lines/s"
               f"   ({failures} files it could not parse)")
         print(f"  confmig / apacheconfig: {t_apacheconfig / t_confmig:.2f}x  (target >= 2x)")
-        return lines / t_apacheconfig
+        joined, joined_lines = apacheconfig_joined(texts)
+        t_joined = best_of(max(1, repeat // 2), lambda: apacheconfig_parse_one(joined))
+        best_rate = joined_lines / t_joined
+        print(f"  apacheconfig, all its files as one text (its best case) "
+              f"{best_rate:>10,.0f} lines/s")
+        print(f"  confmig / apacheconfig best case: {(lines / t_confmig) / best_rate:.2f}x  "
+              "(target >= 2x)")
+        return best_rate
     return None
 
 
@@ -130,7 +161,8 @@ def measure_lint(root: Path, paths: list[Path], apacheconfig_rate: float | None,
           f"findings, {cores} core(s)")
     print(f"  cold lint         {lines / t_cold:>12,.0f} lines/s   ({t_cold:.2f} s)")
     if apacheconfig_rate:
-        print(f"  cold lint / apacheconfig parse: {lines / t_cold / apacheconfig_rate:.2f}x"
+        print(f"  cold lint / apacheconfig parse (best case): "
+              f"{lines / t_cold / apacheconfig_rate:.2f}x"
               "  (target >= 3x)")
     print(f"  walk + read       {t_read:>12.3f} s")
     print(f"  repeat lint       {t_warm:>12.3f} s   ({cached} files from the cache)")

@@ -266,6 +266,9 @@ class FileContext:
     parents: dict[int, tuple[Section, ...]] = field(default_factory=dict)
     _info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict, repr=False)
     _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
+    _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
+    _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
+        default=None, repr=False)
 
     @property
     def allow_override(self) -> frozenset[str]:
@@ -315,13 +318,15 @@ class FileContext:
         ``<VirtualHost>`` around an ``Include``); read-time conditionals are
         already resolved, so ``<IfModule>`` never appears here.
         """
-        for node in self.nodes:
-            yield from _walk(node, self.parents.get(id(node), ()))
+        if self._walk_cache is None:  # every rule walks the file: do it once
+            self._walk_cache = [pair for node in self.nodes
+                                for pair in _walk(node, self.parents.get(id(node), ()))]
+        return iter(self._walk_cache)
 
     def directives(self) -> Iterator[tuple[Directive, tuple[Section, ...]]]:
-        for node, parents in self.walk():
-            if isinstance(node, Directive):
-                yield node, parents
+        if self._directive_cache is None:
+            self._directive_cache = [(n, p) for n, p in self.walk() if isinstance(n, Directive)]
+        return iter(self._directive_cache)
 
     def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
         """Every node as written (conditionals kept, variables unresolved)."""

@@ -11,6 +11,7 @@ cold lint of a large tree is spread over a process pool
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import tempfile
@@ -81,10 +82,19 @@ def internal_error(rule: Rule, path: str, exc: BaseException) -> Finding:
                    "please report this; the other rules still ran")
 
 
+@functools.cache
+def _has_check_file(cls: type[Rule]) -> bool:
+    return _overrides_cls(cls, "check_file")
+
+
+def _overrides_cls(cls: type[Rule], method: str) -> bool:
+    return getattr(cls, method) is not getattr(Rule, method)
+
+
 def run_file_rules(rules: Sequence[Rule], ctx: FileContext) -> list[Finding]:
     out: list[Finding] = []
     for rule in rules:
-        if not _overrides(rule, "check_file"):
+        if not _has_check_file(type(rule)):
             continue
         try:
             out.extend(rule.check_file(ctx))

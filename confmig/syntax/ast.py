@@ -54,10 +54,10 @@ class Directive(Node):
     args: list[str] = field(default_factory=list)
     args_text: str = ""
     end_line: int = 0
+    lname: str = field(init=False, repr=False, default="")
 
-    @property
-    def lname(self) -> str:
-        return self.name.lower()
+    def __post_init__(self) -> None:
+        self.lname = self.name.lower()  # compared by every rule and merger: computed once
 
 
 @dataclass(eq=False, slots=True)
@@ -76,10 +76,10 @@ class Section(Node):
     close_raw: str = ""
     close_line: int = 0
     closed: bool = True
+    lname: str = field(init=False, repr=False, default="")
 
-    @property
-    def lname(self) -> str:
-        return self.name.lower()
+    def __post_init__(self) -> None:
+        self.lname = self.name.lower()
 
     def walk(self) -> Iterator[Node]:
         """Every node below this section, depth first, in file order."""
