@@ -168,9 +168,11 @@ def test_bad_rule_flags(flags: str, message: str) -> None:
 
 
 def test_flag_quirks() -> None:
-    # Any flag starting with D is DPI (no error branch in mod_rewrite.c; verified).
+    # Any flag starting with D is accepted (no error branch in mod_rewrite.c), but only D, DPI
+    # and discardpath are DPI (verified: tests/differential/sites_integration.py d_flags).
     rule = only_rule("RewriteRule ^a b [DX]")
-    assert rule.discard_path_info
+    assert not rule.discard_path_info
+    assert only_rule("RewriteRule ^a b [d]").discard_path_info
     # A comma in a value splits it: "c" is then the chain flag.
     rule = only_rule("RewriteRule ^a b [E=a:b,c]")
     assert rule.env == ["a:b"] and rule.chain

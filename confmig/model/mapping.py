@@ -135,13 +135,23 @@ def is_url(text: str) -> bool:
     return all(ch.isalnum() or ch in "+-." for ch in text[:colon])
 
 
-def server_url_base(request: Request, server_name: str, default_host: str | None = None) -> str:
+def server_port(request: Request, name_port: int) -> int:
+    """``ap_get_server_port`` with ``UseCanonicalName Off``: the Host header's port, else the
+    server's (*name_port*: ServerName's), else the scheme's default — never the port the
+    connection came in on (that needs ``UseCanonicalPhysicalPort On``)."""
+    return request.host_port or name_port or (443 if request.https else 80)
+
+
+def server_url_base(request: Request, server_name: str, default_host: str | None = None, *,
+                    name_port: int | None = None) -> str:
     """``ap_construct_url`` without the path: ``scheme://host[:port]`` as Apache writes it with
-    ``UseCanonicalName Off`` (the Host header's name and port; else the connection's port)."""
+    ``UseCanonicalName Off``: the Host header's name, and :func:`server_port` for the server's
+    *name_port* (None: not known, the connection's port stands in for it)."""
     host = request.host or default_host or server_name
     if ":" in host:
         host = f"[{host}]"
-    port = request.host_port or request.port
+    port = (request.host_port or request.port if name_port is None
+            else server_port(request, name_port))
     default = 443 if request.https else 80
     suffix = "" if port == default else f":{port}"
     return f"{request.scheme}://{host}{suffix}"
@@ -272,14 +282,14 @@ def try_alias_list(uri: str, entries: tuple[AliasEntry, ...] | list[AliasEntry]
 
 
 def finish_redirect(found: str, request: Request, server_name: str, *,
-                    allow_relative: bool = False) -> str | None:
+                    allow_relative: bool = False, name_port: int | None = None) -> str | None:
     """The ``Location`` mod_alias sends for *found*: made absolute unless RedirectRelative
     allows a path; the request's query appended when the target has none.  None when the
     target is neither a URL nor a path (Apache: 500)."""
     ret = found
     if not allow_relative or not ret.startswith("/"):
         if ret.startswith("/"):
-            ret = server_url_base(request, server_name) + ret
+            ret = server_url_base(request, server_name, name_port=name_port) + ret
         if not is_url(ret):
             return None
     if request.query is not None and "?" not in ret:
@@ -355,7 +365,11 @@ class StatCache:
 
     def kind(self, path: str) -> FileKind | None:
         """The kind of what *path* leads to, following symlinks (None: nothing there)."""
-        info = self.lstat(path.rstrip("/") or "/")
+        key = path.rstrip("/") or "/"
+        try:
+            info = self._cache[key]  # lstat()'s cache, looked up here first
+        except KeyError:
+            info = self.lstat(key)
         return None if info is None else info.target_kind
 
     def is_file(self, path: str) -> bool:

@@ -12,18 +12,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
 
+from confmig.model.rewrite.request import Headers
 
-class RequestHeaders(Mapping[str, str]):
+
+class RequestHeaders(Headers):
     """Request header fields, looked up case-insensitively as ``apr_table_get`` does.
 
     A repeated field keeps its first value for lookups (Apache merges repeated request fields
-    with ``", "``; :meth:`add` does the same).
+    with ``", "``; :meth:`add` does the same).  It is the rewrite engine's :class:`Headers`
+    (same storage), so the engine takes it as it is.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ()
 
     def __init__(self, items: Mapping[str, str] | Iterable[tuple[str, str]] = ()) -> None:
-        self._items: dict[str, tuple[str, str]] = {}
+        self._items = {}
         pairs = items.items() if isinstance(items, Mapping) else items
         for name, value in pairs:
             self.add(name, value)

@@ -1,4 +1,5 @@
-"""One real Apache serves every differential site for the whole session (started lazily)."""
+"""One real Apache serves every differential site for the whole session (started lazily); the
+sites that need main-server configuration get a second one."""
 
 from __future__ import annotations
 
@@ -7,18 +8,19 @@ from collections.abc import Iterator
 import pytest
 
 from confmig.servers import ServerNotFound, find_apache
-from tests.differential.harness import Harness, Outcome
-from tests.differential.sites import all_sites
+from tests.differential.harness import Harness, Outcome, SiteSpec
+from tests.differential.sites import all_sites, main_server_sites
+from tests.differential.sites_integration import MAIN_EXTRA
 
 
-@pytest.fixture(scope="session")
-def outcomes() -> Iterator[dict[tuple[str, int], Outcome]]:
-    """Every case of every site, asked of Apache and of the model, keyed (site, case index)."""
+def _outcomes(sites: list[SiteSpec], main_extra: str = "") -> Iterator[dict[tuple[str, int],
+                                                                            Outcome]]:
+    """Every case of *sites*, asked of Apache and of the model, keyed (site, case index)."""
     try:
         find_apache()
     except ServerNotFound as exc:
         pytest.skip(str(exc))
-    harness = Harness(all_sites())
+    harness = Harness(sites, main_extra=main_extra)
     harness.start()
     try:
         results = harness.run()
@@ -31,3 +33,15 @@ def outcomes() -> Iterator[dict[tuple[str, int], Outcome]]:
         yield index
     finally:
         harness.stop()
+
+
+@pytest.fixture(scope="session")
+def outcomes() -> Iterator[dict[tuple[str, int], Outcome]]:
+    """The shared Apache's sites (:func:`~tests.differential.sites.all_sites`)."""
+    yield from _outcomes(all_sites())
+
+
+@pytest.fixture(scope="session")
+def main_server_outcomes() -> Iterator[dict[tuple[str, int], Outcome]]:
+    """The sites whose Apache has main-server rewrite rules (:data:`MAIN_EXTRA`)."""
+    yield from _outcomes(main_server_sites(), MAIN_EXTRA)

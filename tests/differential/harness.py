@@ -127,17 +127,24 @@ class Observed:
 
 @dataclass
 class Outcome:
+    """One case: what Apache answered, the model's answer with its explanation, and the
+    model's answer without (``trace=False``, the fast path probes and benchmarks use)."""
+
     site: SiteSpec
     case: Case
     apache: Observed
     model: Answer
+    fast: Answer
 
 
 class Harness:
     """Start Apache for *sites*, send every case, evaluate every case with the model."""
 
-    def __init__(self, sites: Iterable[SiteSpec]) -> None:
+    def __init__(self, sites: Iterable[SiteSpec], main_extra: str = "") -> None:
+        """*main_extra* is main-server configuration written before the vhosts (it then
+        applies to every site of this harness: give such sites a harness of their own)."""
         self.sites = list(sites)
+        self.main_extra = main_extra
         names = [s.name for s in self.sites]
         if len(set(names)) != len(names):
             raise ValueError("site names must be unique")
@@ -146,8 +153,10 @@ class Harness:
         self.site_model: Site | None = None
 
     def config_text(self) -> str:
-        """The vhosts, the default one (unknown Host names land there) first."""
-        return "\n".join(vhost_text(self.root, s) for s in [DEFAULT_SITE, *self.sites])
+        """The main server's extra text, then the vhosts, the default one (unknown Host
+        names land there) first."""
+        vhosts = [vhost_text(self.root, s) for s in [DEFAULT_SITE, *self.sites]]
+        return "\n".join([self.main_extra.replace(ROOT_TOKEN, str(self.root)), *vhosts])
 
     def start(self) -> None:
         write_site(self.root, DEFAULT_SITE)
@@ -186,7 +195,8 @@ class Harness:
         pairs = [(s, c) for s in self.sites for c in s.cases]
         with ThreadPoolExecutor(max_workers=16) as pool:
             observed = list(pool.map(lambda p: self.observe(*p), pairs))
-        return [Outcome(s, c, o, evaluate(self.site_model, self.request(s, c)))
+        return [Outcome(s, c, o, evaluate(self.site_model, self.request(s, c)),
+                        evaluate(self.site_model, self.request(s, c), trace=False))
                 for (s, c), o in zip(pairs, observed, strict=True)]
 
 

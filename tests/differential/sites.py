@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from functools import cache
 
-from tests.differential import sites_access, sites_core, sites_corpus, sites_rewrite
+from tests.differential import (
+    sites_access,
+    sites_core,
+    sites_corpus,
+    sites_integration,
+    sites_rewrite,
+)
 from tests.differential.harness import SiteSpec
 
 
 @cache
 def _sites() -> tuple[SiteSpec, ...]:
-    makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES]
+    makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES,
+              *sites_integration.SITES]
     if sites_corpus.available():
         makers.extend(sites_corpus.SITES)
     return tuple(make() for make in makers)
@@ -19,3 +26,14 @@ def _sites() -> tuple[SiteSpec, ...]:
 
 def all_sites() -> list[SiteSpec]:
     return list(_sites())
+
+
+@cache
+def _main_server_sites() -> tuple[SiteSpec, ...]:
+    return tuple(make() for make in sites_integration.MAIN_SERVER_SITES)
+
+
+def main_server_sites() -> list[SiteSpec]:
+    """Sites that need :data:`~tests.differential.sites_integration.MAIN_EXTRA` in the main
+    server: they get an Apache of their own."""
+    return list(_main_server_sites())

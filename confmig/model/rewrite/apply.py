@@ -4,11 +4,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
-from confmig.model.rewrite.expand import expand, expand_tracking
+from confmig.model.rewrite.expand import (
+    compile_template,
+    compile_value,
+    expand,
+    expand_tracking,
+)
 from confmig.model.rewrite.outcome import CondStep, Step
+from confmig.model.rewrite.regex import Captures
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, Rule
 from confmig.model.rewrite.state import EvalState
@@ -40,7 +47,42 @@ class PassResult:
 
 # -- conditions ----------------------------------------------------------------------------
 
-def _apply_cond(c: Condition, st: EvalState, rule: Rule) -> bool:
+CondCheck = Callable[[EvalState], bool]
+
+
+def _checker(c: Condition) -> CondCheck:
+    """``apply_rewrite_cond`` as one function of the state (no trace), made once per condition:
+    the test string's expansion and the comparison chosen up front.  Kinds without a fast form
+    go through :func:`_apply_cond`'s generic code."""
+    kind, negate, pattern = c.kind, c.negate, c.pattern
+    value = compile_value(c.test)
+    if kind == "regex":
+        search = c.regex.search  # type: ignore[union-attr]
+        if negate:
+            return lambda st: search(value(st)) is None
+
+        def regex(st: EvalState) -> bool:
+            captures = search(value(st))
+            if captures is None:
+                return False
+            st.br_cond = captures
+            return True
+        return regex
+    if kind == "=" and not c.nocase:
+        return lambda st: (value(st) == pattern) != negate
+    if c.test in ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}"):  # the usual test string
+        if kind == "-f":
+            return lambda st: st.request.fs.is_file(st.filename) != negate
+        if kind == "-d":
+            return lambda st: st.request.fs.is_dir(st.filename) != negate
+    if kind == "-f":
+        return lambda st: st.request.fs.is_file(value(st)) != negate
+    if kind == "-d":
+        return lambda st: st.request.fs.is_dir(value(st)) != negate
+    return lambda st: _apply_cond(c, st)
+
+
+def _apply_cond(c: Condition, st: EvalState) -> bool:
     kind = c.kind
     detail = ""
     if kind == "regex":  # the common case first
@@ -108,34 +150,20 @@ def _lookahead_cond(kind: str, test: str, st: EvalState) -> bool:
 
 # -- one rule ------------------------------------------------------------------------------
 
-def _apply_rule(rule: Rule, st: EvalState, result: PassResult) -> int:
-    perdir = st.perdir
+def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
+    """The conditions of a matched rule, with ``[OR]`` chains and Vary bookkeeping."""
     trace = st.trace
-    subject = st.filename
-    if perdir is not None:
-        if st.path_info:
-            subject += st.path_info
-        if subject.startswith(perdir):
-            subject = subject[len(perdir):]
-    st.match_uri = subject
-    captures = rule.regex.search(subject)
-    matched = (captures is not None) != rule.negate
-    if trace:
-        st.steps.append(Step(rule, subject, matched))
-    if not matched:
-        return _NOMATCH
-
-    if st.vary_this:
-        st.vary_this = []
-    st.br_cond = None
-    st.br_rule = None if rule.negate else captures
-
-    conds = rule.conditions
     n = len(conds)
     i = 0
     while i < n:
         c = conds[i]
-        rc = _apply_cond(c, st, rule)
+        if trace:
+            rc = _apply_cond(c, st)
+        else:
+            check = c.check
+            if check is None:
+                check = c.check = _checker(c)
+            rc = check(st)
         if c.novary and st.vary_this:
             st.vary_this = []
         if c.ornext:
@@ -149,11 +177,40 @@ def _apply_rule(rule: Rule, st: EvalState, result: PassResult) -> int:
         elif not rc:
             if trace:
                 st.steps[-1].conds_ok = False
-            return _NOMATCH
+            return False
         if st.vary_this:
             st.vary.extend(st.vary_this)
             st.vary_this = []
         i += 1
+    return True
+
+
+def _apply_matched(rule: Rule, st: EvalState, result: PassResult,
+                   captures: Captures | None) -> int:
+    """``apply_rewrite_rule`` once the rule's pattern matched (:func:`apply_list` tests the
+    pattern itself: most rules of a pass do not match): conditions, substitution, flags."""
+    trace = st.trace
+    if st.vary_this:
+        st.vary_this = []
+    st.br_cond = None
+    st.br_rule = None if rule.negate else captures
+
+    conds = rule.conditions
+    if conds:
+        if len(conds) == 1 and not trace and not conds[0].ornext:
+            # One plain condition (the usual case): _conditions_hold without the loop.
+            c = conds[0]
+            check = c.check
+            if check is None:
+                check = c.check = _checker(c)
+            if not check(st):
+                return _NOMATCH
+            if st.vary_this:
+                if not c.novary:
+                    st.vary.extend(st.vary_this)
+                st.vary_this = []
+        elif not _conditions_hold(conds, st):
+            return _NOMATCH
 
     newuri = ""
     if not rule.nosub:
@@ -171,14 +228,16 @@ def _apply_rule(rule: Rule, st: EvalState, result: PassResult) -> int:
     if rule.env or rule.cookies:
         done: list[str] = []
         for spec in rule.env:
-            value = expand(spec, st)
+            value = compile_template(spec)(st, None)  # expand(), one call less
             _set_env(value, st)
-            done.append(f"unset env {value[1:]}" if value.startswith("!") else
-                        "env {}={!r}".format(*value.partition(":")[::2]))
+            if trace:
+                done.append(f"unset env {value[1:]}" if value.startswith("!") else
+                            "env {}={!r}".format(*value.partition(":")[::2]))
         for spec in rule.cookies:
             value = expand(spec, st)
             _add_cookie(value, st)
-            done.append(f"cookie {value}")
+            if trace:
+                done.append(f"cookie {value}")
         if trace:
             _note(st, "; ".join(done))
 
@@ -190,6 +249,7 @@ def _apply_rule(rule: Rule, st: EvalState, result: PassResult) -> int:
         return _NOSUB
 
     prefix_added = False
+    perdir = st.perdir
     if not newuri.startswith("/") and not is_absolute_uri(newuri)[0]:
         if perdir is not None:
             newuri = perdir + newuri
@@ -245,7 +305,9 @@ def _add_cookie(spec: str, st: EvalState) -> None:
     if len(parts) < 3:
         return
     var, val, domain = parts[:3]
-    if var in st.cookie_names:
+    if st.cookie_names is None:
+        st.cookie_names = set()
+    elif var in st.cookie_names:
         return
     expires, path, secure, httponly, samesite = (parts[3:8] + [None] * 5)[:5]
     cookie = f"{var}={val}; path={path or '/'}; domain={domain}"
@@ -365,17 +427,40 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
     result = PassResult()
     req = st.request
     limit = 2 * req.limit_request_line
+    subrequest = req.is_subrequest
+    perdir = st.perdir
+    trace = st.trace
     n = len(rules)
     rounds = 1
     i = 0
+    seen_file = seen_info = None  # what *subject* was computed from
+    subject = ""
     while i < n:
         rule = rules[i]
-        if req.is_subrequest and (rule.nosubreq or rule.redirect):
+        if subrequest and (rule.nosubreq or rule.redirect):
             i += 1
             continue
         if st.vary:
             st.vary = []
-        rc = _apply_rule(rule, st, result)
+        filename, path_info = st.filename, st.path_info
+        if filename is not seen_file or path_info is not seen_info:
+            seen_file, seen_info = filename, path_info
+            subject = filename
+            if perdir is not None:
+                if path_info:
+                    subject += path_info
+                if subject.startswith(perdir):
+                    subject = subject[len(perdir):]
+        # The pattern test of apply_rewrite_rule (``subject``: the filename and PATH_INFO,
+        # per-directory prefix stripped, computed once per change of the filename).
+        st.match_uri = subject
+        captures = rule.regex.search(subject)
+        if trace:
+            st.steps.append(Step(rule, subject, (captures is not None) != rule.negate))
+        if (captures is not None) == rule.negate:
+            rc = _NOMATCH
+        else:
+            rc = _apply_matched(rule, st, result, captures)
         if rc == _NOMATCH:
             while i < n and rules[i].chain:
                 if st.trace and i + 1 < n:
@@ -408,10 +493,12 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             break
         if rule.end:
             result.end = True
-            _note(st, "[END]: no more rewriting for this request")
+            if st.trace:
+                _note(st, "[END]: no more rewriting for this request")
             break
         if rule.proxy or rule.last:
-            _note(st, "[L]: end of this pass" if rule.last else "[P]: proxy")
+            if st.trace:
+                _note(st, "[L]: end of this pass" if rule.last else "[P]: proxy")
             break
         if rule.next:
             rounds += 1
@@ -439,6 +526,8 @@ def _note(st: EvalState, text: str) -> None:
 
 def _merge_vary(st: EvalState) -> None:
     seen = st.request_vary
+    if seen is None:
+        seen = st.request_vary = {}
     for name in st.vary:
         if name.lower() not in seen:
             seen[name.lower()] = name

@@ -30,7 +30,7 @@ from confmig.model.rewrite.apply import (
     matches_request_vhost,
 )
 from confmig.model.rewrite.maps import RewriteMap
-from confmig.model.rewrite.outcome import RewriteOutcome
+from confmig.model.rewrite.outcome import Action, RewriteOutcome
 from confmig.model.rewrite.parse import RewriteConfig, Rule
 from confmig.model.rewrite.request import RewriteRequest, normalize_path
 from confmig.model.rewrite.state import EvalState
@@ -50,16 +50,28 @@ __all__ = [
 
 # -- hooks ---------------------------------------------------------------------------------
 
-def _outcome(st: EvalState, **kwargs: object) -> RewriteOutcome:
-    out = RewriteOutcome(**kwargs)  # type: ignore[arg-type]
-    out.env = st.env_changes
-    out.cookies = st.cookies
-    out.mime_type = st.mime_type
-    out.handler = st.handler
-    out.vary = list(st.request_vary.values())
-    out.steps = st.steps
-    out.unsupported = st.unsupported
+def _outcome(st: EvalState, action: Action = "none", *, status: int | None = None,
+             location: str | None = None, uri: str | None = None, filename: str | None = None,
+             query: str | None = None, query_changed: bool = False,
+             internal_redirect: bool = False, end: bool = False, passthrough: bool = False,
+             noescape: bool = False, path_info: str | None = None,
+             message: str = "") -> RewriteOutcome:
+    """The outcome of a pass, with what it collected in *st*.  Every field is assigned here
+    (not through the dataclass ``__init__``, which would also build five lists this replaces
+    at once): a pass runs for nearly every request."""
+    out = _new(RewriteOutcome)
+    out.action, out.status, out.location, out.uri = action, status, location, uri
+    out.filename, out.query, out.query_changed = filename, query, query_changed
+    out.internal_redirect, out.end, out.passthrough = internal_redirect, end, passthrough
+    out.noescape, out.path_info, out.message = noescape, path_info, message
+    out.env, out.cookies, out.steps, out.unsupported = (st.env_changes, st.cookies, st.steps,
+                                                       st.unsupported)
+    out.mime_type, out.handler = st.mime_type, st.handler
+    out.vary = list(st.request_vary.values()) if st.request_vary else []
     return out
+
+
+_new = object.__new__  # (tests/model/test_fast_paths.py checks _outcome sets every field)
 
 
 def _status_action(status: int) -> str:
@@ -210,6 +222,9 @@ def _redirect(st: EvalState, result: PassResult, value: int, oargs: str | None,
                     noescape=value == ACTION_NOESCAPE)
 
 
+_NO_MAPS: Mapping[str, RewriteMap] = {}
+
+
 def evaluate_directory(config: RewriteConfig, request: RewriteRequest, filename: str,
                        directory: str, *, path_info: str | None = None,
                        maps: Mapping[str, RewriteMap] | None = None, trace: bool = True,
@@ -221,11 +236,25 @@ def evaluate_directory(config: RewriteConfig, request: RewriteRequest, filename:
     merged config, the child's).  *maps* are the server's RewriteMaps.  A change of URL gives
     ``action="rewrite"`` with ``internal_redirect=True`` and the new URL in ``uri``/``query``.
     """
+    out = directory_pass(config, request, filename, directory,
+                         request.path_info if path_info is None else path_info, maps, trace,
+                         rng)
+    if out is None:
+        return RewriteOutcome(query=request.query,
+                              path_info=request.path_info if path_info is None else path_info)
+    return out
+
+
+def directory_pass(config: RewriteConfig, request: RewriteRequest, filename: str,
+                   directory: str, path_info: str, maps: Mapping[str, RewriteMap] | None,
+                   trace: bool, rng: random.Random | None = None) -> RewriteOutcome | None:
+    """:func:`evaluate_directory` for callers that run many passes (the request model): None
+    when the pass changed nothing at all — no rule applied, no environment, cookie, type,
+    handler or Vary, nothing unsupported, no ``[END]``, no trace (building an outcome for
+    that costs as much as the rest of a small pass)."""
     perdir = directory if directory.endswith("/") else directory + "/"
-    pinfo = request.path_info if path_info is None else path_info
-    failed = _config_error(config)
-    if failed is not None:
-        return failed  # a broken .htaccess fails every request below it, engine on or off
+    if config.errors:  # a broken .htaccess fails every request below it, engine on or off
+        return _config_error(config)  # type: ignore[return-value]
     if config.context != "directory":
         return RewriteOutcome(message="no per-directory rewrite config (server rules do not "
                                       "run in per-directory context)")
@@ -238,21 +267,24 @@ def evaluate_directory(config: RewriteConfig, request: RewriteRequest, filename:
         return RewriteOutcome(action="forbidden", status=403,
                               message="Options FollowSymLinks and SymLinksIfOwnerMatch are both "
                                       "off: RewriteRule is forbidden")
-    st = _new_state(request, perdir, maps or {}, filename, pinfo, trace, rng)
+    st = EvalState(request, perdir, maps or _NO_MAPS, filename, path_info, trace, rng)
     st.base = config.base
-    oargs = request.query
-    ofilename = filename
     result = apply_list(config.rules, st)
-    return _finish_directory(config, st, result, perdir, ofilename, oargs)
+    if not result.value:
+        if (not trace and not result.end and not st.env_changes and not st.cookies
+                and st.mime_type is None and st.handler is None and not st.request_vary
+                and not st.unsupported and st.args is request.query
+                and st.path_info is path_info):
+            return None
+        return _outcome(st, "none", query=st.args, query_changed=st.args != request.query,
+                        end=result.end, path_info=st.path_info)
+    return _finish_directory(config, st, result, perdir, filename, request.query)
 
 
 def _finish_directory(config: RewriteConfig, st: EvalState, result: PassResult, perdir: str,
                       ofilename: str, oargs: str | None) -> RewriteOutcome:
+    value = result.value  # a change (evaluate_directory answers "none" itself)
     req = st.request
-    value = result.value
-    if not value:
-        return _outcome(st, action="none", query=st.args, query_changed=st.args != oargs,
-                        end=result.end, path_info=st.path_info)
     fname = st.filename
     skip_absolute = is_absolute_uri(fname)[0]
     will_escape = bool(skip_absolute) and value != ACTION_NOESCAPE

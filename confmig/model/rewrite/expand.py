@@ -153,6 +153,34 @@ def _const(value: str) -> Template:
     return lambda st, rule: value
 
 
+Value = Callable[[EvalState], str]
+_values: dict[str, Value] = {}
+
+
+def compile_value(text: str) -> Value:
+    """A function expanding the test string *text* of a RewriteCond (no rule: no ``[B]``
+    escaping): a constant, the variable's resolver itself for a lone ``%{VAR}``, else the
+    general expansion."""
+    func = _values.get(text)
+    if func is not None:
+        return func
+    tokens = tokenize(text)
+    if not tokens:
+        func = _constant("")
+    elif len(tokens) == 1 and tokens[0][0] in (_SPAN, _RAW):
+        func = _constant(tokens[0][1])
+    elif len(tokens) == 1 and tokens[0][0] == _VAR:
+        func = tokens[0][2]
+    else:
+        func = lambda st: expand_tracking(text, st, None, track=False)[0]  # noqa: E731
+    _values[text] = func
+    return func
+
+
+def _constant(value: str) -> Value:
+    return lambda st: value
+
+
 def expand_tracking(text: str, st: EvalState, rule: Rule | None,
                     track: bool = True) -> tuple[str, int]:
     """``(expansion, unsafe_qmark)``: -1 no ``?``; 0 the deciding ``?`` is literal; 1 it came

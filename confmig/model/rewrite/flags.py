@@ -2,8 +2,10 @@
 ``cmd_rewriterule_setflag`` and ``cmd_rewritecond_setflag`` of mod_rewrite.c.
 
 Flags are split on ``,`` only (a value cannot contain a comma: ``[E=a:b,c]`` is ``E=a:b`` plus
-the chain flag ``c``) and dispatched on their first letter, so e.g. any flag starting with
-``D`` is accepted as ``DPI``.  ``[]`` and ``[L,]`` hold an empty flag, which is an error.
+the chain flag ``c``) and dispatched on their first letter.  The ``D`` branch has no error
+case: ``D``, ``DPI`` and ``discardpath`` (any case) set DPI, and any other flag starting with
+``D`` (``[DX]``) is accepted and does nothing (verified against httpd 2.4.71 by the
+differential site ``rw-dflags``).  ``[]`` and ``[L,]`` hold an empty flag, which is an error.
 """
 
 from __future__ import annotations
@@ -77,10 +79,13 @@ def rule_flag(rule: Rule, key: str, val: str, notes: list[str]) -> str | None:
         else:
             error = True
     elif first == "d":
-        # Apache accepts *any* flag starting with D as DPI (no error branch in the source).
-        rule.discard_path_info = True
-        if rest not in ("", "pi", "iscardpath"):
-            notes.append(f"RewriteRule flag '{key}' is accepted by Apache as DPI")
+        # Only D, DPI and discardpath mean DPI; the branch has no error case, so any other
+        # flag starting with D is accepted and ignored.
+        if rest in ("", "pi", "iscardpath"):
+            rule.discard_path_info = True
+        else:
+            notes.append(f"RewriteRule flag '{key}' is accepted by Apache but does nothing "
+                         "(only D, DPI and discardpath discard PATH_INFO)")
     elif first == "e":
         if not rest or rest == "nv":
             rule.env.append(val)

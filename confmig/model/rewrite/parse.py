@@ -8,7 +8,8 @@ Parsing follows ``cmd_rewriterule`` / ``cmd_rewritecond`` / ``parseargline`` /
   mod_rewrite's own ``parseargline``: quotes delimit but are not unescaped, ``\\<space>`` keeps
   the backslash, and anything after the third argument is silently ignored;
 * flags are split on ``,`` only (a value cannot contain a comma) and matched on their first
-  letter, so e.g. any flag starting with ``D`` is accepted as ``DPI``;
+  letter; the ``D`` branch has no error case, so ``[DX]`` is accepted and does nothing (only
+  ``D``, ``DPI`` and ``discardpath`` are DPI);
 * a substitution ending in ``?`` drops the query string (or, with ``QSA``, means ``QSL``);
 * ``-ne`` is ``-eq`` negated; ``NC`` is ignored (with a warning) on non-string tests;
 * ``-ipmatch`` is *not* an operator in 2.4's RewriteCond: it is a regular expression.

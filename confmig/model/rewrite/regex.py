@@ -84,7 +84,7 @@ class Captures:
 class Regex:
     """A pattern from a config, compiled once with pcre2 as Apache would compile it."""
 
-    __slots__ = ("_code", "_groups", "_pattern", "_trivial", "nocase", "source")
+    __slots__ = ("_code", "_constant", "_groups", "_pattern", "_trivial", "nocase", "source")
 
     def __init__(self, source: str, nocase: bool = False) -> None:
         self.source = source
@@ -94,8 +94,16 @@ class Regex:
         self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
         self._code = self._pattern._pcre2_code if _FAST else None
         self._trivial = _TRIVIAL.get(source)
+        # ``^`` and the empty pattern match every subject with an empty $0: one shared,
+        # read-only result.
+        trivial = self._trivial
+        self._constant = (Captures(None, b"", trivial[2], [""] * trivial[2])
+                          if trivial is not None and not trivial[0] and not trivial[1]
+                          else None)
 
     def search(self, subject: str) -> Captures | None:
+        if self._constant is not None:
+            return self._constant
         trivial = self._trivial
         if trivial is not None:
             # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
@@ -105,7 +113,7 @@ class Regex:
                 return None
             g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
             return Captures(None, b"", groups, [g0] * groups)
-        data = to_bytes(subject)
+        data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
         if self._code is not None:
             m = _cy_match(self._code, data, len(data), 0, _CTX, 0)[0]
         else:

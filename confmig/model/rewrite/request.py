@@ -11,6 +11,7 @@ from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import unquote_to_bytes
 
 from confmig.model.rewrite.regex import from_bytes
+from confmig.model.rewrite.slots import make_copier
 
 
 @runtime_checkable
@@ -203,6 +204,10 @@ class RewriteRequest:
     def scheme(self) -> str:
         return "https" if self.https else "http"
 
+    def copy(self) -> RewriteRequest:
+        """A shallow copy (fast: see :mod:`confmig.model.rewrite.slots`)."""
+        return _copy_request(self)
+
     @property
     def server_name_for_url(self) -> str:
         """``ap_get_server_name_for_url`` with ``UseCanonicalName Off``."""
@@ -241,6 +246,9 @@ class RewriteRequest:
                    headers=hdrs, host=host, port=port, https=https, protocol=protocol,
                    the_request=f"{method} {target} {protocol}",
                    **kwargs)  # type: ignore[arg-type]
+
+
+_copy_request = make_copier(RewriteRequest)
 
 
 def normalize_path(path: str) -> str:

@@ -41,6 +41,8 @@ class Condition:
     regex: Regex | None = None
     flags_text: str = ""
     template: Callable[..., str] = field(default=_unexpanded, repr=False)
+    # The condition as one function of the evaluation state (apply._checker), made on first use.
+    check: Callable[..., bool] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         from confmig.model.rewrite.expand import compile_template  # expand imports this module

@@ -21,7 +21,7 @@ class EvalState:
     )
 
     def __init__(self, request: RewriteRequest, perdir: str | None,
-                 maps: Mapping[str, RewriteMap], *, filename: str, path_info: str,
+                 maps: Mapping[str, RewriteMap], filename: str, path_info: str,
                  trace: bool = True, rng: random.Random | None = None) -> None:
         self.request = request
         self.perdir = perdir  # ctx->perdir: the directory prefix (with trailing /) or None
@@ -38,9 +38,11 @@ class EvalState:
         self.br_cond: Captures | None = None  # %N
         self.vary_this: list[str] = []
         self.vary: list[str] = []  # ctx->vary: headers the current rule's conditions used
-        self.request_vary: dict[str, str] = {}  # what ends up in the response's Vary
+        # What ends up in the response's Vary, and the names of the cookies set: made on first
+        # use (most passes set neither).
+        self.request_vary: dict[str, str] | None = None
         self.cookies: list[str] = []
-        self.cookie_names: set[str] = set()
+        self.cookie_names: set[str] | None = None
         self.mime_type: str | None = None
         self.handler: str | None = None
         self.unsupported: list[str] = []

@@ -20,6 +20,7 @@ _SCHEMES: tuple[tuple[str, int, bool], ...] = (
 _ALNUM = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 # T_OS_ESCAPE_PATH is set for everything but alnum and these (gen_test_char.c).
 _PATH_SAFE = _ALNUM | frozenset(b"$-_.+!*'(),:;@&=/~")
+_PATH_SAFE_BYTES = bytes(sorted(_PATH_SAFE))
 
 
 def is_absolute_uri(uri: str) -> tuple[int, bool]:
@@ -38,7 +39,7 @@ def is_absolute_uri(uri: str) -> tuple[int, bool]:
 def escape_uri(text: str) -> str:
     """``ap_escape_uri`` (``ap_os_escape_path(p, s, 1)``): %-escape all but the path-safe set."""
     raw = to_bytes(text)
-    if all(c in _PATH_SAFE for c in raw):
+    if not raw.translate(None, _PATH_SAFE_BYTES):  # nothing outside the safe set
         return text
     return "".join(chr(c) if c in _PATH_SAFE else f"%{c:02x}" for c in raw)
 

@@ -87,6 +87,10 @@ _SIMPLE: dict[str, Callable[[EvalState], str | None]] = {
     "CONTEXT_DOCUMENT_ROOT": _context_docroot,
 }
 _TIME_VARS = frozenset(k for k in _SIMPLE if k.startswith("TIME"))
+# Values that are always a string: their resolver needs no ``or ""`` wrapper.
+_NEVER_NONE = frozenset({"IPV6", "HTTPS", "IS_SUBREQ", "PATH_INFO", "SERVER_NAME",
+                         "SERVER_PORT", "REMOTE_PORT", "REQUEST_URI", "REQUEST_SCHEME",
+                         "SCRIPT_FILENAME", "REQUEST_FILENAME"})
 
 
 Resolver = Callable[[EvalState], str]
@@ -147,6 +151,8 @@ def _make_resolver(var: str) -> Resolver:
                 st.note_unsupported(f"%{{{upper}}} depends on the clock")
             return func(st) or ""
         return timed
+    if upper in _NEVER_NONE:
+        return func  # type: ignore[return-value]
     return lambda st: func(st) or ""
 
 

@@ -1,0 +1,195 @@
+"""Access control: mod_access_compat (``Order``/``Allow``/``Deny``, ``check_dir_access``)
+and mod_authz_core (``Require`` trees with ``<RequireAll/Any/None>``, ``AuthMerging``), combined
+by ``Satisfy``, for an unauthenticated client.  A decision that depends only on the
+configuration, the method and the client address is memoised per merged configuration."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
+from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
+from confmig.model.round import Round
+from confmig.model.variables import lookup_for
+
+if TYPE_CHECKING:
+    from confmig.model.evaluate import Evaluation
+
+NO_USER_PROVIDERS = frozenset({"user", "valid-user", "group", "file-owner", "file-group",
+                               "ldap-user", "ldap-group", "dbd-group"})
+AuthzResult = Literal["granted", "denied", "denied-no-user", "neutral"]
+
+
+def check_access(ev: Evaluation, rnd: Round, method: str) -> bool:
+    """access_checker (mod_access_compat), access_checker_ex/authn/authz (mod_authz_core),
+    combined by ``Satisfy``; True when the request is refused.  A decision that depends
+    only on the configuration, the method and the client is memoised."""
+    config = rnd.config
+    if "access" not in config and "authz" not in config and "authn" not in config:
+        return False
+    key = (id(config), method, ev.request.remote_addr)
+    if not ev.trace:
+        status = ev.site.access_decisions.get(key)
+        if status is not None:
+            rnd.status = status
+            return bool(status)
+    dynamic: list[bool] = []
+    status = access_status(ev, rnd, method, dynamic)
+    if not dynamic:
+        ev.site.access_decisions[key] = status
+    rnd.status = status
+    return bool(status)
+
+
+def access_status(ev: Evaluation, rnd: Round, method: str, dynamic: list[bool]) -> int:
+    """The status access control gives (0: allowed); *dynamic* gets an entry when the
+    decision depends on more than the configuration, the method and the client."""
+    access: AccessDir | None = rnd.config.get("access")
+    authz: AuthzDir | None = rnd.config.get("authz")
+    authn: AuthnDir | None = rnd.config.get("authn")
+    satisfy = access.satisfy if access is not None and access.satisfy else "all"
+    compat_ok = check_compat(ev, access, rnd, method, dynamic)
+    if satisfy == "any" and compat_ok:
+        ev.step("access", "Satisfy Any: Order/Allow/Deny allows → granted",
+                _last_directive(access))
+        return 0
+    if satisfy == "all" and not compat_ok:
+        ev.step("access", "Order/Allow/Deny denies → 403", _last_directive(access))
+        return 403
+    auth_type = authn.auth_type if authn is not None else None
+    if authz is None or authz.section is None:
+        if auth_type is not None:
+            ev.step("access", "AuthType configured with no corresponding authorization "
+                              "directives → 500")
+            return 500
+        return 0
+    result = apply_authz(ev, authz.section, rnd, method, "and", dynamic)
+    ev.step("access", f"authorization: {result}")
+    if result == "granted":
+        return 0
+    if result == "denied-no-user":
+        if auth_type is None:
+            ev.step("access", "a Require needs an authenticated user but no AuthType is "
+                              "set → 500")
+            return 500
+        ev.step("access", f"AuthType {auth_type}: authentication required → 401")
+        return 401
+    ev.step("access", "authorization denied → 403")
+    return 403
+
+
+def check_compat(ev: Evaluation, access: AccessDir | None, rnd: Round, method: str,
+                 dynamic: list[bool]) -> bool:
+    """``check_dir_access``: Order/Allow/Deny for this client."""
+    if access is None:
+        return True
+    m = "GET" if method == "HEAD" else method
+
+    def found(entries: Sequence[Any]) -> bool:
+        for e in entries:
+            if e.methods is not None and m not in e.methods:
+                continue
+            kind = e.kind
+            if kind == "all":
+                return True
+            if kind == "ip":
+                if ip_matches(e.value, ev.request.remote_addr):
+                    return True
+            elif kind in ("env", "nenv"):
+                dynamic.append(True)
+                if (e.value in rnd.env) == (kind == "env"):
+                    return True
+            else:
+                ev.note(f"Allow/Deny from {e.value}: host names need DNS (taken as no "
+                        "match)")
+        return False
+
+    if access.order == "allow,deny":
+        ok = found(access.allows) and not found(access.denies)
+    elif access.order == "deny,allow":
+        ok = not found(access.denies) or found(access.allows)
+    else:
+        ok = found(access.allows) and not found(access.denies)
+    if ev.trace:
+        ev.step("access", f"Order {access.order}: {'allowed' if ok else 'denied'}",
+                _last_directive(access))
+    return ok
+
+
+def apply_authz(ev: Evaluation, node: AuthzNode, rnd: Round, method: str, parent_op: str,
+                dynamic: list[bool]) -> AuthzResult:
+    """``apply_authz_sections``: a group or a Require line, with its method limits."""
+    if node.methods is not None and method not in node.methods and (
+            method != "HEAD" or "GET" not in node.methods):
+        return "granted" if parent_op == "and" else "neutral"
+    result: AuthzResult
+    if node.provider is not None:
+        result = provider(ev, node, rnd, method, dynamic)
+        if ev.trace:
+            ev.step("access", f"{node.describe()} → {result}", node.directive)
+    else:
+        result = "neutral"
+        for child in node.children:
+            r = apply_authz(ev, child, rnd, method, node.op, dynamic)
+            if r == "neutral":
+                continue
+            if node.op == "and":
+                if r == "denied":
+                    result = r
+                    break
+                if (r == "denied-no-user" and result != "denied") or result == "neutral":
+                    result = r
+            else:
+                if r == "granted":
+                    result = r
+                    break
+                if (r == "denied-no-user" and result == "denied") or result == "neutral":
+                    result = r
+    if node.negate:
+        if result == "granted":
+            result = "denied"
+        elif result in ("denied", "denied-no-user"):
+            result = "neutral"
+    return result
+
+
+def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
+             dynamic: list[bool]) -> AuthzResult:
+    """The authz providers, for an unauthenticated client."""
+    name, args = node.provider, node.args.split()
+    req = ev.request
+    if name == "all":
+        return "granted" if args and args[0].lower() == "granted" else "denied"
+    if name == "ip":
+        return "granted" if any(ip_matches(a, req.remote_addr) for a in args) else "denied"
+    if name == "local":
+        local = ip_matches("127.0.0.0/8", req.remote_addr) or req.remote_addr in (
+            "::1", req.local_addr)
+        return "granted" if local else "denied"
+    if name == "method":  # HEAD is M_GET to Apache
+        wanted = "GET" if method == "HEAD" else method
+        return "granted" if wanted in {a.upper() for a in args} else "denied"
+    if name in NO_USER_PROVIDERS:
+        return "denied-no-user"
+    dynamic.append(True)
+    if name == "env":
+        return "granted" if any(a in rnd.env for a in args) else "denied"
+    if name == "expr":
+        text = node.args
+        if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
+            text = text[1:-1]
+        try:
+            ok = parse_cached(text).evaluate(lookup_for(ev, rnd))
+        except ExprError:
+            return "denied"
+        except ExprUnsupported as exc:
+            ev.note(f"Require expr: cannot evaluate {exc}")
+            return "denied"
+        return "granted" if ok else "denied"
+    ev.note(f"Require {name}: not modelled (taken as denied)")
+    return "denied"
+
+
+def _last_directive(access: AccessDir | None) -> Any:
+    return access.directives[-1] if access is not None and access.directives else None

@@ -1,0 +1,117 @@
+"""Access files (``.htaccess``) as ``ap_parse_htaccess`` reads them: the first existing name of
+``AccessFileName`` in a directory, its directives checked against the AllowOverride /
+AllowOverrideList in force (a directive they do not permit makes the request answer 500, unless
+``AllowOverride Nonfatal`` turns it into a warning), and an unreadable file answering 403."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from confmig.load import LoadedConfig, ReadState, load_htaccess
+from confmig.model.mapping import StatCache
+from confmig.model.merge import OptsState, SectionBuilder
+from confmig.model.modules import ModuleSet
+from confmig.model.registry import AllowOverride, overrides_permit, registry
+from confmig.model.sections import (
+    ConfigSection,
+    Permit,
+    SectionCollector,
+    finish_section,
+)
+from confmig.model.wildcard import count_dirs
+from confmig.syntax import Directive, Node, Section
+
+
+@dataclass(frozen=True, slots=True)
+class HtaccessResult:
+    """An access file as the walk found it: its section, or the status it causes."""
+
+    path: str | None
+    section: ConfigSection | None
+    status: int
+    message: str
+
+
+def htaccess_permit(opts: OptsState, modules: ModuleSet) -> Permit:
+    """Whether a directive (or section) may appear in an ``.htaccess`` under *opts*:
+    None if so, else Apache's message; ``nonfatal:`` prefixed when AllowOverride Nonfatal
+    turns the error into a warning (the directive is then skipped)."""
+    allow = AllowOverride(classes=opts.override)
+    listed = tuple(opts.override_list)
+
+    def check(node: Directive | Section) -> str | None:
+        name = node.name if isinstance(node, Directive) else f"<{node.name}>"
+        info = registry().get(name)
+        if info is None or not any(modules.has_module(m) for m in info.modules):
+            shown = name if isinstance(node, Directive) else f"<{node.name}"
+            message = (f"Invalid command '{shown}', perhaps misspelled or defined by a module "
+                       "not included in the server configuration")
+            return "nonfatal:" + message if "unknown" in opts.nonfatal else message
+        if overrides_permit(info.name, allow, listed):
+            return None
+        shown = info.name.rstrip(">")
+        message = f"{shown} not allowed here"
+        return "nonfatal:" + message if "override" in opts.nonfatal else message
+
+    return check
+
+
+def build_htaccess_section(path: str, directory: str, loaded: LoadedConfig, opts: OptsState,
+                           state: ReadState) -> ConfigSection:
+    """The section of the access file *path* of *directory*, read under *opts*."""
+    modules = state.modules
+    builder = SectionBuilder("htaccess", directory, override_opts=opts.override_opts,
+                             loaded_modules=modules.has_module)
+    nonfatal: list[tuple[Node, str]] = []
+    permit = htaccess_permit(opts, modules)
+    SectionCollector(builder, "htaccess", permit, nonfatal).feed(loaded.nodes)
+    return finish_section("htaccess", path, None, builder, nonfatal, file=path, line=0,
+                          match=directory, components=count_dirs(directory))
+
+
+class AccessFiles:
+    """The access files of one site, parsed once per directory and overrides in force (the
+    configuration and the filesystem do not change while a site is in use)."""
+
+    def __init__(self, stat: StatCache, state: ReadState) -> None:
+        self.stat = stat
+        self.state = state
+        self._found: dict[tuple[Any, ...], HtaccessResult] = {}
+        self._preloaded: dict[str, LoadedConfig] = {}
+
+    def preload(self, access: dict[str, LoadedConfig]) -> None:
+        """Use access files a Workspace already read (keyed by path)."""
+        self._preloaded.update(access)
+
+    def lookup(self, directory: str, names: Sequence[str], opts: OptsState) -> HtaccessResult:
+        """``ap_parse_htaccess``: the first existing access file of *directory* (ending with
+        ``/``), parsed with the overrides in force."""
+        key = (directory, opts.override, opts.nonfatal, opts.override_opts, opts.override_list,
+               tuple(names))
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._load(directory, names, opts)
+        return found
+
+    def _load(self, directory: str, names: Sequence[str], opts: OptsState) -> HtaccessResult:
+        for name in names:
+            path = directory + name
+            kind = self.stat.kind(path)
+            if kind is None:
+                continue
+            if not os.access(path, os.R_OK) or kind != "file":
+                return HtaccessResult(path, None, 403, "unable to check htaccess file")
+            loaded = self._preloaded.get(path) or load_htaccess(path, self.state)
+            if loaded.errors:
+                err = loaded.errors[0]
+                return HtaccessResult(path, None, 500, f"{err}")
+            section = build_htaccess_section(path, directory, loaded, opts, self.state)
+            if section.errors:
+                node, message = section.errors[0]
+                return HtaccessResult(path, section, 500,
+                                      f"{node.file}:{node.line}: {message}")
+            return HtaccessResult(path, section, 0, "")
+        return HtaccessResult(None, None, 0, "")

@@ -1,0 +1,173 @@
+"""mod_authz_core / mod_authn_core per-directory configuration: ``Require`` lines and
+``<RequireAll/Any/None>`` groups as a tree, ``AuthMerging``, ``AuthType``/``AuthName``, and
+``merge_authz_core_dir_config``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+from confmig.model.merge.handlers import METHODS, handles, on_off, takes
+from confmig.model.netmatch import ip_subnet
+from confmig.syntax import Directive, Node
+from confmig.syntax.words import first_word
+
+if TYPE_CHECKING:
+    from confmig.model.merge.builder import SectionBuilder
+
+AuthzOp = Literal["and", "or"]
+AUTHZ_PROVIDERS: dict[str, str] = {
+    "all": "mod_authz_core", "env": "mod_authz_core", "method": "mod_authz_core",
+    "expr": "mod_authz_core", "ip": "mod_authz_host", "host": "mod_authz_host",
+    "local": "mod_authz_host", "forward-dns": "mod_authz_host", "user": "mod_authz_user",
+    "valid-user": "mod_authz_user", "group": "mod_authz_groupfile",
+    "file-owner": "mod_authz_owner", "file-group": "mod_authz_owner",
+    "dbd-group": "mod_authz_dbd", "ldap-user": "mod_authnz_ldap",
+    "ldap-group": "mod_authnz_ldap",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class AuthzNode:
+    """A ``Require`` line (``provider`` set) or a ``<RequireAll/Any/None>`` group."""
+
+    op: AuthzOp = "or"
+    negate: bool = False
+    provider: str | None = None
+    args: str = ""
+    children: tuple[AuthzNode, ...] = ()
+    methods: frozenset[str] | None = None  # <Limit>: only these methods (None: all)
+    directive: Node | None = None
+    merged: bool = False
+
+    def describe(self) -> str:
+        if self.provider is not None:
+            neg = "not " if self.negate else ""
+            return f"Require {neg}{self.provider} {self.args}".rstrip()
+        kind = ("NotAll" if self.negate else "All") if self.op == "and" else \
+            ("None" if self.negate else "Any")
+        return f"AuthMerging {kind}" if self.merged else f"<Require{kind}>"
+
+
+def union_methods(nodes: Iterable[AuthzNode]) -> frozenset[str] | None:
+    """A group's ``limited`` bits: the methods any of its members applies to (None: all)."""
+    out: set[str] = set()
+    for node in nodes:
+        if node.methods is None:
+            return None
+        out |= node.methods
+    return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthzDir:
+    """``authz_core_dir_conf``: the Require tree, AuthMerging, AuthzSendForbiddenOnFailure."""
+
+    section: AuthzNode | None = None
+    merging: Literal["off", "and", "or"] | None = None
+    forbidden_on_fail: bool | None = None
+
+
+def merge_authz(base: AuthzDir, new: AuthzDir) -> AuthzDir:
+    """``merge_authz_core_dir_config``: without AuthMerging a child's Require lines replace
+    the parent's; a child without any keeps the parent's; And/Or combine both."""
+    fof = new.forbidden_on_fail if new.forbidden_on_fail is not None else base.forbidden_on_fail
+    if new.merging is None and new.section is None and base.section is not None:
+        return replace(base, forbidden_on_fail=fof)
+    if new.merging in (None, "off") or (base.section is None and new.section is None):
+        return replace(new, forbidden_on_fail=fof)
+    if base.section is not None and new.section is not None:
+        pair = (base.section, new.section)
+        section = AuthzNode(op=new.merging, children=pair,  # type: ignore[arg-type]
+                            methods=union_methods(pair), merged=True)
+    else:
+        section = base.section or new.section
+    return AuthzDir(section, new.merging, fof)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthnDir:
+    """``authn_core_dir_conf``: AuthType and AuthName."""
+
+    auth_type: str | None = None
+    auth_name: str | None = None
+
+
+def merge_authn(base: AuthnDir, new: AuthnDir) -> AuthnDir:
+    return AuthnDir(new.auth_type or base.auth_type, new.auth_name or base.auth_name)
+
+
+# -- directives --------------------------------------------------------------------------
+
+
+@handles("require")
+def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) -> str | None:
+    """``add_authz_provider``: the provider must exist (its module loaded), and a negated
+    Require cannot sit directly in a RequireAny group (the implicit top level is one)."""
+    words = list(d.args)
+    if not words:
+        return "Require requires at least one argument"
+    negate = words[0].lower() == "not"
+    if negate:
+        words.pop(0)
+    provider = words[0].lower() if words else ""
+    module = AUTHZ_PROVIDERS.get(provider)
+    if module is None or not b.has_module(module):
+        return f"Unknown Authz provider: {words[0] if words else ''}"
+    rest = d.args_text or " ".join(d.args)
+    if negate:
+        rest = first_word(rest)[1]
+    args = first_word(rest)[1].strip()
+    if provider == "all" and args.lower() not in ("granted", "denied"):
+        return "Require all only takes 'granted' or 'denied'"
+    if provider == "method":
+        unknown = [w for w in words[1:] if w.upper() not in METHODS]
+        if not words[1:] or unknown:
+            return f"Unknown method '{unknown[0] if unknown else ''}'"
+    if provider == "ip":
+        bad = [w for w in words[1:] if ip_subnet(w) is None]
+        if not words[1:] or bad:
+            return f"ip address '{bad[0] if bad else ''}' appears to be invalid"
+    b.touched.add("authz")
+    if negate and b.authz_groups[-1].op == "or":
+        return ("negative Require directive has no effect in "
+                f"{b.authz_groups[-1].describe()} directive")
+    node = AuthzNode(negate=negate, provider=provider, args=args, methods=methods, directive=d)
+    b.authz_stack[-1].append(node)
+    return None
+
+
+@handles("authmerging")
+def _auth_merging(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    low = d.args[0].lower() if len(d.args) == 1 else ""
+    if low not in ("off", "and", "or"):
+        return "AuthMerging must be one of: Off | And | Or"
+    b.touched.add("authz")
+    b.authz["merging"] = low
+    return None
+
+
+@handles("authzsendforbiddenonfailure")
+def _authz_fof(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    value = on_off(d)
+    if value is None:
+        return f"{d.name} must be On or Off"
+    b.touched.add("authz")
+    b.authz["fof"] = value
+    return None
+
+
+@handles("authtype", "authname")
+def _authn(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err:
+        return err
+    b.touched.add("authn")
+    value = d.args[0]
+    if d.lname == "authtype":
+        b.authn["auth_type"] = None if value.lower() == "none" else value
+    else:
+        b.authn["auth_name"] = value
+    return None
+

@@ -1,0 +1,191 @@
+"""Building one section's config vector from its directives (``ap_walk_config`` over a section:
+each directive's handler fills its module's part; :meth:`SectionBuilder.build` makes the
+immutable per-module configs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, Literal
+
+from confmig.model.mapping import AliasEntry
+from confmig.model.merge.access_compat import AccessDir
+from confmig.model.merge.alias import AliasDir
+from confmig.model.merge.authz import (
+    AuthnDir,
+    AuthzDir,
+    AuthzNode,
+    AuthzOp,
+    union_methods,
+)
+from confmig.model.merge.core import (
+    OPT_ALL,
+    OPT_MULTI,
+    OPT_SERVER_DEFAULT,
+    OPT_SYM_OWNER,
+    OPT_UNSET,
+    CoreDir,
+)
+from confmig.model.merge.dir import DirDir
+from confmig.model.merge.env import EnvDir, SetEnvIfDir, SetEnvIfEntry
+from confmig.model.merge.expires import ExpiresDir
+from confmig.model.merge.handlers import HANDLERS, ConfigError, handles
+from confmig.model.merge.headers import HeaderEntry, HeadersDir
+from confmig.model.merge.mime import ExtInfo, MimeDir
+from confmig.model.rewrite import RewriteConfig
+from confmig.syntax import Directive, Node, Section
+
+Context = Literal["server", "directory", "htaccess", "files", "location", "if"]
+
+
+class SectionBuilder:
+    """Collects one section's directives into per-module configs (Apache's ``ap_walk_config``
+    over a section, each directive's handler filling its module's entry).
+
+    ``override_opts`` restricts which ``Options`` an ``.htaccess`` may set
+    (``AllowOverride Options=…``); ``loaded_modules`` tells whether a module (manual name,
+    ``mod_authz_groupfile``) is loaded, for the Require providers.  In server context the
+    ``Redirect*`` lines go to ``server_redirects`` (mod_alias checks those at translate time).
+    """
+
+    def __init__(self, context: Context, path: str | None, *,
+                 override_opts: int = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI,
+                 loaded_modules: Callable[[str], bool] | None = None) -> None:
+        self.context = context
+        self.path = path
+        self.override_opts = override_opts
+        self.has_module = loaded_modules or (lambda name: True)
+        self.errors: list[ConfigError] = []
+        self.directives: list[Directive] = []
+        self.core: dict[str, Any] = {}
+        self.mime_exts: dict[str, dict[str, str]] = {}
+        self.mime_removals: list[tuple[str, str]] = []
+        self.mime_lang: str | None = None
+        self.header_entries: tuple[list[HeaderEntry], list[HeaderEntry]] = ([], [])
+        self.dir_fields: dict[str, Any] = {}
+        self.expires: dict[str, Any] = {}
+        self.authz_stack: list[list[AuthzNode]] = [[]]
+        self.authz: dict[str, Any] = {}
+        self.authn: dict[str, Any] = {}
+        self.access: dict[str, Any] = {}
+        self.alias: dict[str, Any] = {}
+        self.setenvif: list[SetEnvIfEntry] = []
+        self.env: tuple[dict[str, str], set[str]] = ({}, set())
+        self.rewrite: list[Directive] = []
+        self.touched: set[str] = set()
+        self.authz_groups: list[AuthzNode] = [AuthzNode(op="or")]
+        self.server_redirects: list[AliasEntry] = []
+        self.files: list[Any] = []
+        self.ifs: list[Any] = []
+
+    # -- feeding --------------------------------------------------------------------------
+
+    def error(self, node: Node, message: str) -> None:
+        self.errors.append((node, message))
+
+    def directive(self, d: Directive, methods: frozenset[str] | None = None) -> None:
+        """Apply one directive (already known to be allowed in this context)."""
+        self.directives.append(d)
+        handler = HANDLERS.get(d.lname)
+        if handler is not None:
+            message = handler(self, d, methods)
+            if message:
+                self.error(d, message)
+
+    def authz_group(self, section: Section, methods: frozenset[str] | None,
+                    feed: Callable[[list[Node], frozenset[str] | None], None]) -> None:
+        """``<RequireAll>``/``<RequireAny>``/``<RequireNone>``: collect the children into a
+        group and attach it to the enclosing one (``add_authz_section``)."""
+        name = section.lname
+        op: AuthzOp = "and" if name in ("requireall", "requirenotall") else "or"
+        negate = name in ("requirenone", "requirenotall")
+        if section.args:
+            self.error(section, f"<{section.name}> directive doesn't take additional arguments")
+            return
+        self.touched.add("authz")
+        group = AuthzNode(op=op, negate=negate, methods=methods, directive=section)
+        self.authz_stack.append([])
+        self.authz_groups.append(group)
+        feed(section.children, methods)
+        self.authz_groups.pop()
+        children = tuple(self.authz_stack.pop())
+        if not children:
+            self.error(section, f"{group.describe()} directive contains no authorization "
+                                "directives")
+            return
+        parent = self.authz_groups[-1]
+        if negate and parent.op == "or":
+            self.error(section, f"{group.describe()} directive has no effect in "
+                                f"{parent.describe()} directive")
+            return
+        if not negate and op == parent.op:
+            self.authz_stack[-1].extend(children)
+        else:
+            self.authz_stack[-1].append(replace(group, children=children,
+                                                 methods=union_methods(children)))
+
+    # -- result ---------------------------------------------------------------------------
+
+    def build(self) -> dict[str, Any]:
+        """The section's config vector: an entry only for the modules its directives touch
+        (core always has one, as in Apache)."""
+        core = dict(self.core)
+        unset = OPT_SERVER_DEFAULT if self.context == "server" else OPT_UNSET
+        modules: dict[str, Any] = {"core": CoreDir(
+            opts=core.get("opts", unset), opts_add=core.get("opts_add", 0),
+            opts_remove=core.get("opts_remove", 0), override=core.get("override"),
+            nonfatal=frozenset(core.get("nonfatal", ())),
+            override_opts=core.get("override_opts"), override_list=core.get("override_list"),
+            mime_type=core.get("mime_type"), handler=core.get("handler"),
+            default_charset=core.get("default_charset"),
+            error_documents=core.get("error_documents", {}),
+            accept_path_info=core.get("accept_path_info"),
+            files=tuple(self.files), ifs=tuple(self.ifs))}
+        t = self.touched
+        if "mime" in t:
+            maps = {ext: ExtInfo(**vals) for ext, vals in self.mime_exts.items()}
+            modules["mime"] = MimeDir(maps if self.mime_exts else None, tuple(self.mime_removals),
+                                      self.mime_lang)
+        if "headers" in t:
+            onsuccess, always = self.header_entries
+            modules["headers"] = HeadersDir(tuple(onsuccess), tuple(always))
+        if "dir" in t:
+            modules["dir"] = DirDir(**self.dir_fields)
+        if "expires" in t:
+            modules["expires"] = ExpiresDir(**self.expires)
+        if "authz" in t:
+            top = tuple(self.authz_stack[0])
+            section = AuthzNode(op="or", children=top, methods=union_methods(top)) \
+                if top else None
+            modules["authz"] = AuthzDir(section, self.authz.get("merging"),
+                                        self.authz.get("fof"))
+        if "authn" in t:
+            modules["authn"] = AuthnDir(**self.authn)
+        if "access" in t:
+            modules["access"] = AccessDir(**self.access)
+        if "alias" in t:
+            modules["alias"] = AliasDir(**self.alias)
+        if "setenvif" in t:
+            modules["setenvif"] = SetEnvIfDir(tuple(self.setenvif))
+        if "env" in t:
+            modules["env"] = EnvDir(dict(self.env[0]), frozenset(self.env[1]))
+        if self.rewrite:
+            ctx = "server" if self.context == "server" else "directory"
+            rw = RewriteConfig.from_directives(self.rewrite, ctx, self.path)
+            for node, message in rw.errors:
+                self.error(node, message)
+            modules["rewrite"] = rw
+        return modules
+
+
+# mod_rewrite: collected here, parsed by the engine's own parser in build()
+
+
+@handles("rewriteengine", "rewriteoptions", "rewritebase", "rewritecond", "rewriterule",
+          "rewritemap")
+
+
+def _rewrite(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    b.rewrite.append(d)
+    return None
+

@@ -1,0 +1,351 @@
+"""core's per-directory configuration (``core_dir_config``): ``Options`` with ``+``/``-``,
+``AllowOverride``/``AllowOverrideList``, ForceType, SetHandler, AddDefaultCharset,
+ErrorDocument, AcceptPathInfo — their directives, ``merge_core_dir_configs``, and the running
+options of the directory walk (``core_opts_merge``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from confmig.model.mapping import is_url
+from confmig.model.merge.handlers import handles, takes
+from confmig.model.registry import override_list
+from confmig.model.rewrite.uri import atoi
+from confmig.syntax import Directive
+
+if TYPE_CHECKING:
+    from confmig.model.merge.builder import SectionBuilder
+
+OPT_NONE = 0
+OPT_INDEXES = 1
+OPT_INCLUDES = 2
+OPT_SYM_LINKS = 4
+OPT_EXECCGI = 8
+OPT_UNSET = 16
+OPT_INC_WITH_EXEC = 32
+OPT_SYM_OWNER = 64
+OPT_MULTI = 128
+OPT_ALL = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI
+# create_core_dir_config for a server's defaults (no directory): Options FollowSymLinks.
+OPT_SERVER_DEFAULT = OPT_UNSET | OPT_SYM_LINKS
+
+OPTION_BITS: dict[str, int] = {
+    "indexes": OPT_INDEXES, "includes": OPT_INCLUDES | OPT_INC_WITH_EXEC,
+    "includesnoexec": OPT_INCLUDES, "followsymlinks": OPT_SYM_LINKS,
+    "symlinksifownermatch": OPT_SYM_OWNER, "execcgi": OPT_EXECCGI, "multiviews": OPT_MULTI,
+    "runscripts": OPT_MULTI | OPT_EXECCGI,
+}
+_OPTION_NAMES = (
+    (OPT_INDEXES, "Indexes"), (OPT_INCLUDES, "Includes"), (OPT_SYM_LINKS, "FollowSymLinks"),
+    (OPT_EXECCGI, "ExecCGI"), (OPT_SYM_OWNER, "SymLinksIfOwnerMatch"), (OPT_MULTI, "MultiViews"),
+)
+
+OVERRIDE_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
+DEFAULT_CHARSET = "iso-8859-1"
+
+
+def options_text(bits: int) -> str:
+    """``Indexes FollowSymLinks`` for an options bit set (``None`` when empty)."""
+    names = [name for bit, name in _OPTION_NAMES if bits & bit]
+    return " ".join(names) if names else "None"
+
+
+@dataclass(frozen=True, slots=True)
+class CoreDir:
+    """The parts of ``core_dir_config`` the model uses (``opts``, ``override``, ForceType…).
+
+    ``files``/``ifs`` are the section's ``<Files>``/``<If>`` children (``sec_file``/``sec_if``),
+    concatenated on merge.  Sections are typed ``Any`` here to keep this module below the walk.
+    """
+
+    opts: int = OPT_UNSET
+    opts_add: int = 0
+    opts_remove: int = 0
+    override: frozenset[str] | None = None
+    nonfatal: frozenset[str] = frozenset()
+    override_opts: int | None = None
+    override_list: frozenset[str] | None = None
+    mime_type: str | None = None
+    handler: str | None = None
+    default_charset: tuple[bool, str] | None = None
+    error_documents: Mapping[int, tuple[str, Directive]] = field(default_factory=dict)
+    accept_path_info: str | None = None
+    files: tuple[Any, ...] = ()
+    ifs: tuple[Any, ...] = ()
+    # The Options in force (``opts`` without OPT_UNSET), read on every request: stored.
+    options: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", self.opts & ~OPT_UNSET)
+
+
+def merge_core(base: CoreDir, new: CoreDir) -> CoreDir:
+    """``merge_core_dir_configs``."""
+    if new.opts & OPT_UNSET:
+        add = (base.opts_add & ~new.opts_remove) | new.opts_add
+        remove = (base.opts_remove & ~new.opts_add) | new.opts_remove
+        opts = (base.opts & ~remove) | add
+        if ((base.opts & (OPT_INCLUDES | OPT_INC_WITH_EXEC)) == (OPT_INCLUDES | OPT_INC_WITH_EXEC)
+                and (new.opts & (OPT_INCLUDES | OPT_INC_WITH_EXEC)) == OPT_INCLUDES):
+            opts &= ~OPT_INC_WITH_EXEC
+    else:
+        opts, add, remove = new.opts, new.opts_add, new.opts_remove
+    docs = base.error_documents
+    if new.error_documents:
+        docs = {**base.error_documents, **new.error_documents}
+    return CoreDir(
+        opts=opts, opts_add=add, opts_remove=remove,
+        override=new.override if new.override is not None else base.override,
+        nonfatal=new.nonfatal if new.override is not None else base.nonfatal,
+        override_opts=new.override_opts if new.override_opts is not None else base.override_opts,
+        override_list=new.override_list if new.override_list is not None else base.override_list,
+        mime_type=new.mime_type or base.mime_type,
+        handler=new.handler or base.handler,
+        default_charset=(new.default_charset if new.default_charset is not None
+                         else base.default_charset),
+        error_documents=docs,
+        accept_path_info=new.accept_path_info or base.accept_path_info,
+        files=base.files + new.files,
+        ifs=base.ifs + new.ifs,
+    )
+
+
+@dataclass(slots=True)
+class OptsState:
+    """The running ``core_opts_t`` of the directory walk (``core_opts_merge``): which options
+    and AllowOverride are in force at the level being walked."""
+
+    opts: int
+    add: int
+    remove: int
+    override: frozenset[str]
+    nonfatal: frozenset[str]
+    override_opts: int
+    override_list: frozenset[str]
+
+    @classmethod
+    def start(cls, core: CoreDir) -> OptsState:
+        return cls(core.opts, core.opts_add, core.opts_remove, core.override or frozenset(),
+                   core.nonfatal, (OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+                   if core.override_opts is None else core.override_opts,
+                   core.override_list or frozenset())
+
+    def apply(self, core: CoreDir | None) -> None:
+        if core is None:
+            return
+        if core.opts & OPT_UNSET:
+            self.add = (self.add & ~core.opts_remove) | core.opts_add
+            self.remove = (self.remove & ~core.opts_add) | core.opts_remove
+            self.opts = (self.opts & ~self.remove) | self.add
+        else:
+            self.opts, self.add, self.remove = core.opts, core.opts_add, core.opts_remove
+        if core.override is not None:
+            self.override = core.override
+            self.nonfatal = core.nonfatal
+            self.override_opts = (core.override_opts if core.override_opts is not None
+                                  else OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+        if core.override_list is not None:
+            self.override_list = core.override_list
+
+    @property
+    def htaccess_enabled(self) -> bool:
+        return bool(self.override) or bool(self.override_list)
+
+
+# -- directives --------------------------------------------------------------------------
+
+
+@handles("options")
+def _options(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    """``set_options``, including its rule that +/- and plain options must not be mixed."""
+    core = b.core
+    opts = core.get("opts", OPT_SERVER_DEFAULT if b.context == "server" else OPT_UNSET)
+    add, remove = core.get("opts_add", 0), core.get("opts_remove", 0)
+    first, merge, all_none = True, False, False
+    for word in d.args:
+        action = ""
+        if word[:1] in ("+", "-"):
+            action, word = word[0], word[1:]
+            if not merge and not first and not all_none:
+                return "Either all Options must start with + or -, or no Option may."
+            merge = True
+        elif first:
+            opts = OPT_NONE
+        elif merge:
+            return "Either all Options must start with + or -, or no Option may."
+        low = word.lower()
+        if low == "none":
+            if not first:
+                return "'Options None' must be the first Option given."
+            if merge:
+                return "You may not use 'Options +None' or 'Options -None'."
+            bit, all_none = OPT_NONE, True
+        elif low == "all":
+            if not first:
+                return "'Options All' must be the first option given."
+            if merge:
+                return "You may not use 'Options +All' or 'Options -All'."
+            bit, all_none = OPT_ALL, True
+        elif low in OPTION_BITS:
+            bit = OPTION_BITS[low]
+        else:
+            return f"Illegal option {word}"
+        if (b.override_opts & bit) != bit:
+            return f"Option {word} not allowed here"
+        if action == "-":
+            remove |= bit
+            add &= ~bit
+            opts &= ~bit
+        elif action == "+":
+            add |= bit
+            remove &= ~bit
+            opts |= bit
+        else:
+            opts |= bit
+        first = False
+    if not d.args:
+        return "Options requires at least one argument"
+    core.update(opts=opts, opts_add=add, opts_remove=remove)
+    return None
+
+
+def parse_allow_override(args: Iterable[str]) -> tuple[frozenset[str], frozenset[str],
+                                                       int | None, str | None]:
+    """``set_override`` → (classes, nonfatal kinds, Options= bits or None, error)."""
+    classes: set[str] = set()
+    nonfatal: set[str] = set()
+    opts: int | None = None
+    for word in args:
+        key, sep, value = word.partition("=")
+        low = key.lower()
+        if low == "limit":
+            classes.add("Limit")
+        elif low == "options":
+            classes.add("Options")
+            if sep:
+                opts = 0
+                for name in value.split(","):
+                    if not name:
+                        continue
+                    bit = {"none": OPT_NONE, "all": OPT_ALL}.get(name.lower(),
+                                                                 OPTION_BITS.get(name.lower()))
+                    if bit is None:
+                        return frozenset(), frozenset(), None, f"Illegal option {name}"
+                    opts |= bit
+            else:
+                opts = OPT_ALL
+        elif low == "fileinfo":
+            classes.add("FileInfo")
+        elif low == "authconfig":
+            classes.add("AuthConfig")
+        elif low == "indexes":
+            classes.add("Indexes")
+        elif low == "nonfatal":
+            if not sep:
+                return (frozenset(), frozenset(), None,
+                        f"=Override, =Unknown or =All expected after {word}")
+            kind = value.lower()
+            if kind in ("override", "unknown"):
+                nonfatal.add(kind)
+            elif kind == "all":
+                nonfatal |= {"override", "unknown"}
+        elif low == "none":
+            classes.clear()
+            nonfatal.clear()
+        elif low == "all":
+            classes = set(OVERRIDE_CLASSES)
+            nonfatal.clear()
+        else:
+            return frozenset(), frozenset(), None, f"Illegal override option {word}"
+    return frozenset(classes), frozenset(nonfatal), opts, None
+
+
+@handles("allowoverride")
+def _allow_override(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    classes, nonfatal, opts, err = parse_allow_override(d.args)
+    if err:
+        return err
+    b.core.update(override=classes, nonfatal=nonfatal,
+                   override_opts=opts if opts is not None else OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+    return None
+
+
+@handles("allowoverridelist")
+def _allow_override_list(b: SectionBuilder, d: Directive, _m: frozenset[str] | None
+                         ) -> str | None:
+    try:
+        b.core["override_list"] = override_list(d.args)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+@handles("forcetype")
+def _force_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err is None:
+        b.core["mime_type"] = d.args[0].lower()
+    return err
+
+
+@handles("sethandler")
+def _set_handler(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err is None:
+        b.core["handler"] = d.args[0].lower()
+    return err
+
+
+@handles("adddefaultcharset")
+def _default_charset(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err is None:
+        low = d.args[0].lower()
+        b.core["default_charset"] = (
+            (False, DEFAULT_CHARSET) if low == "off" else
+            (True, DEFAULT_CHARSET) if low == "on" else (True, d.args[0]))
+    return err
+
+
+_KNOWN_STATUS = frozenset([100, 101, 102, 103, *range(200, 209), 226, *range(300, 309),
+                           *range(400, 419), *range(421, 427), 428, 429, 431, 451,
+                           *range(500, 509), 510, 511])
+
+
+@handles("errordocument")
+def _error_document(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 2, 2)
+    if err:
+        return err
+    code = atoi(d.args[0])
+    if code != 500 and code not in _KNOWN_STATUS:
+        return f"Unsupported HTTP response code {d.args[0]}"
+    target = d.args[1]
+    if code == 401 and error_document_kind(target) == "url":
+        return None
+    docs = dict(b.core.get("error_documents", {}))
+    docs[code] = (target, d)
+    b.core["error_documents"] = docs
+    return None
+
+
+def error_document_kind(target: str) -> Literal["text", "path", "url"]:
+    """``set_error_document``'s heuristic: a space makes it a message, a leading ``/`` a local
+    path (internal redirect), a URL an external redirect; anything else is a message."""
+    if " " in target:
+        return "text"
+    if target.startswith("/"):
+        return "path"
+    return "url" if is_url(target) else "text"
+
+
+@handles("acceptpathinfo")
+def _accept_path_info(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    value = d.args[0].lower() if len(d.args) == 1 else ""
+    if value not in ("on", "off", "default"):
+        return "AcceptPathInfo must be set to on, off, or default"
+    b.core["accept_path_info"] = value
+    return None
+

@@ -1,0 +1,92 @@
+"""mod_setenvif (SetEnvIf, BrowserMatch and their NoCase forms) and mod_env (SetEnv,
+UnsetEnv) per-directory configuration and merges."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from confmig.model.mapping import RegexError, compile_config_regex
+from confmig.model.merge.handlers import handles
+from confmig.syntax import Directive
+
+if TYPE_CHECKING:
+    from confmig.model.merge.builder import SectionBuilder
+
+
+@dataclass(frozen=True, slots=True)
+class SetEnvIfEntry:
+    """One ``SetEnvIf``-family line: attribute, compiled regex, assignments."""
+
+    directive: Directive
+    attribute: str
+    regex: Any  # Regex
+    assignments: tuple[tuple[str, str | None], ...]  # (name, value) ; value None: unset (!name)
+
+
+@dataclass(frozen=True, slots=True)
+class SetEnvIfDir:
+    entries: tuple[SetEnvIfEntry, ...] = ()
+
+
+def merge_setenvif(base: SetEnvIfDir, new: SetEnvIfDir) -> SetEnvIfDir:
+    return SetEnvIfDir(base.entries + new.entries)
+
+
+@dataclass(frozen=True, slots=True)
+class EnvDir:
+    """``env_dir_config_rec``: variables set and names unset."""
+
+    set: Mapping[str, str] = field(default_factory=dict)
+    unset: frozenset[str] = frozenset()
+
+
+def merge_env(base: EnvDir, add: EnvDir) -> EnvDir:
+    merged = {k: v for k, v in base.set.items() if k not in add.unset}
+    merged.update(add.set)
+    return EnvDir(merged, add.unset)
+
+
+# -- directives --------------------------------------------------------------------------
+
+
+@handles("setenvif", "setenvifnocase", "browsermatch", "browsermatchnocase")
+def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    browser = d.lname.startswith("browsermatch")
+    nocase = d.lname.endswith("nocase")
+    args = list(d.args)
+    attribute = "User-Agent" if browser else (args.pop(0) if args else "")
+    if len(args) < 2:
+        return f"{d.name} requires at least {'two' if browser else 'three'} arguments"
+    pattern = args.pop(0)
+    try:
+        regex = compile_config_regex(pattern, nocase=nocase)
+    except RegexError as exc:
+        return f"{d.name} regex could not be compiled: {exc}"
+    assignments: list[tuple[str, str | None]] = []
+    for word in args:
+        if word.startswith("!"):
+            assignments.append((word[1:], None))
+        else:
+            key, sep, value = word.partition("=")
+            assignments.append((key, value if sep else "1"))
+    b.touched.add("setenvif")
+    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments)))
+    return None
+
+
+@handles("setenv", "unsetenv")
+def _env(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    if not d.args:
+        return f"{d.name} requires at least one argument"
+    b.touched.add("env")
+    values, unset = b.env
+    if d.lname == "setenv":
+        values[d.args[0]] = d.args[1] if len(d.args) > 1 else ""
+        unset.discard(d.args[0])
+    else:
+        for name in d.args:
+            values.pop(name, None)
+            unset.add(name)
+    return None

@@ -1,0 +1,123 @@
+"""mod_headers' per-directory configuration: the ``Header`` entries (``onsuccess`` and
+``always`` tables), their argument rules, and ``merge_headers_config``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from confmig.model.mapping import RegexError, compile_config_regex
+from confmig.model.merge.handlers import handles
+from confmig.syntax import Directive
+
+if TYPE_CHECKING:
+    from confmig.model.merge.builder import SectionBuilder
+
+HeaderAction = Literal["set", "setifempty", "add", "append", "merge", "unset", "echo", "edit",
+                       "edit*", "note"]
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderEntry:
+    """One ``Header [always|onsuccess] action name [value [replacement]] [cond]``."""
+
+    directive: Directive
+    action: HeaderAction
+    name: str
+    value: str | None
+    replacement: str | None
+    always: bool
+    env: str | None = None  # "VAR" or "!VAR"
+    expr: str | None = None
+    early: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class HeadersDir:
+    """``fixup_out`` (onsuccess) and ``fixup_err`` (always) entries.  ``static``: no entry
+    depends on the request beyond env= conditions (whose names are ``env_names``), so the
+    headers they produce can be computed once per configuration and content type."""
+
+    onsuccess: tuple[HeaderEntry, ...] = ()
+    always: tuple[HeaderEntry, ...] = ()
+    static: bool = field(init=False, default=True)
+    env_names: tuple[str, ...] = field(init=False, default=())
+
+    def __post_init__(self) -> None:
+        entries = (*self.onsuccess, *self.always)
+        static = all(h.expr is None and "%" not in (h.value or "")
+                     and h.action not in ("echo", "edit", "edit*") for h in entries)
+        names = tuple(dict.fromkeys(h.env.lstrip("!") for h in entries if h.env))
+        object.__setattr__(self, "static", static)
+        object.__setattr__(self, "env_names", names)
+
+
+def merge_headers(base: HeadersDir, new: HeadersDir) -> HeadersDir:
+    """``merge_headers_config``: the parent's entries, then the child's."""
+    return HeadersDir(base.onsuccess + new.onsuccess, base.always + new.always)
+
+
+# -- directives --------------------------------------------------------------------------
+
+_HEADER_ACTIONS = frozenset(["set", "setifempty", "add", "append", "merge", "unset", "echo",
+                             "edit", "edit*", "note"])
+
+
+@handles("header")
+def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    """``header_cmd`` / ``header_inout_cmd``: the argument rules and their error texts."""
+    args = list(d.args)
+    if not args:
+        return "Header requires at least one argument"
+    always = False
+    if args[0].lower() in ("always", "onsuccess"):
+        always = args.pop(0).lower() == "always"
+    action = args.pop(0).lower() if args else ""
+    name = args.pop(0) if args else ""
+    value = args.pop(0) if args else None
+    subs = args.pop(0) if args else None
+    clause = args.pop(0) if args else None
+    if args:
+        return f"{d.name} has too many arguments"
+    if action not in _HEADER_ACTIONS:
+        return ("first argument must be 'add', 'set', 'setifempty', 'append', 'merge', "
+                "'unset', 'echo', 'note', 'edit', or 'edit*'.")
+    if action in ("edit", "edit*"):
+        if subs is None:
+            return "Header edit requires a match and a substitution"
+        try:
+            compile_config_regex(value or "")
+        except RegexError:
+            return "Header edit regex could not be compiled"
+    else:
+        if clause is not None:
+            return "Too many arguments to directive"
+        clause, subs = subs, None
+    if action in ("unset", "echo"):
+        if value is not None:
+            if clause is not None:
+                return f"header {action} takes two arguments"
+            clause, value = value, None
+    elif value is None:
+        return "Header requires three arguments"
+    env = expr = None
+    early = False
+    if clause is not None:
+        low = clause.lower()
+        if low == "early":
+            early = True
+        elif low.startswith("env="):
+            if clause[4:] in ("", "!"):
+                return ("error: missing environment variable name. envclause should be in "
+                        "the form env=envar ")
+            env = clause[4:]
+        elif low.startswith("expr="):
+            expr = clause[5:]
+        else:
+            return f"Unknown parameter: {clause}"
+    name = name.split(":", 1)[0]
+    b.touched.add("headers")
+    entry = HeaderEntry(d, action, name, value, subs, always, env, expr, early)  # type: ignore[arg-type]
+    b.header_entries[1 if always else 0].append(entry)
+    return None
+

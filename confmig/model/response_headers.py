@@ -1,0 +1,234 @@
+"""The response headers the configuration sets: Content-Type (ForceType/AddType with
+``AddDefaultCharset``), mod_rewrite's Vary, mod_expires (``Cache-Control``/``Expires``), and
+mod_headers' ``always`` and ``onsuccess`` tables in merge order.  Without conditions on the
+request, the result is memoised per merged configuration."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
+from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
+from confmig.model.request import Request
+from confmig.model.round import DIR_MAGIC_TYPE, Round
+from confmig.model.variables import lookup_for
+
+if TYPE_CHECKING:
+    from confmig.model.evaluate import Evaluation
+
+
+def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
+    """The headers the configuration sets: Content-Type (with AddDefaultCharset) and
+    mod_rewrite's Vary, mod_expires, then mod_headers' ``always`` entries and — for a
+    response the handler produced — its ``onsuccess`` entries, in merge order.  Without
+    conditions on the request, the result is memoised per configuration."""
+    conf: HeadersDir | None = rnd.config.get("headers")
+    key = None
+    if not ev.trace and (conf is None or conf.static):
+        env_key = tuple([name in rnd.env for name in conf.env_names]) if conf else ()
+        key = (id(rnd.config), rnd.content_type, rnd.served, rnd.listing, status < 400,
+               tuple(rnd.vary) if rnd.vary else (), env_key, rnd.filename)
+        found = ev.site.header_sets.get(key)
+        if found is not None:
+            headers, expires_in = found
+            result = dict(headers)
+            if expires_in is not None:  # an "access plus N seconds" code
+                result["Expires"] = http_date(int(ev.now + expires_in))
+            return result
+    code = expires_code(ev, rnd) if rnd.served and status < 400 else None
+    if code is not None and code.startswith("M"):
+        key = None  # the expiry depends on the file's mtime, not only on the configuration
+    out: list[tuple[str, str]] = []
+    err: list[tuple[str, str]] = []
+    ctype = rnd.content_type
+    if rnd.served and not rnd.listing and ctype and ctype != DIR_MAGIC_TYPE:
+        out.append(("Content-Type", with_default_charset(ev, rnd, ctype)))
+    if rnd.served and rnd.vary:
+        out.append(("Vary", ",".join(rnd.vary)))
+    expiry = expiry_time(ev, rnd, code) if code is not None else None
+    if expiry is not None:
+        out.append(("Cache-Control", f"max-age={max(0, int(expiry - ev.now))}"))
+    if conf is not None:
+        apply_headers(ev, conf.always, err, rnd)
+        if rnd.served:
+            apply_headers(ev, conf.onsuccess, out, rnd)
+    merged: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for name, value in [*err, *out]:
+        low = name.lower()
+        if low in names:
+            merged[names[low]] += ", " + value
+        else:
+            names[low] = name
+            merged[name] = value
+    if "vary" in names:
+        merged[names["vary"]] = fixup_vary(merged[names["vary"]])
+    if key is not None:
+        ev.site.header_sets[key] = (dict(merged),
+                                    None if code is None else _leading_int(code[1:]))
+    return with_expires(ev, rnd, status, merged, code)
+
+
+def with_default_charset(ev: Evaluation, rnd: Round, ctype: str) -> str:
+    """``ap_make_content_type``: AddDefaultCharset for text/plain and text/html types."""
+    setting = rnd.config["core"].default_charset
+    if setting is None or not setting[0] or "charset=" in ctype:
+        return ctype
+    if "text/plain" in ctype or "text/html" in ctype:
+        return f"{ctype}; charset={setting[1]}"
+    return ctype
+
+
+def expires_code(ev: Evaluation, rnd: Round) -> str | None:
+    """mod_expires: the code (``A3600``, ``M60``) for this response's type, if any."""
+    conf: ExpiresDir | None = rnd.config.get("expires")
+    if conf is None or not conf.active:
+        return None
+    ctype = (rnd.content_type or "").split(";", 1)[0].strip().lower()
+    code = conf.by_type.get(ctype)
+    if code is None and conf.wildcards and "/" in ctype:
+        code = conf.by_type.get(ctype.split("/", 1)[0] + "/*")
+    return code if code is not None else conf.default
+
+
+def expiry_time(ev: Evaluation, rnd: Round, code: str | None) -> float | None:
+    """When the response expires under *code* (None: no Expires header)."""
+    if code is None:
+        return None
+    seconds = _leading_int(code[1:])
+    if code[0] == "M":
+        info = ev.site.stat.lstat(rnd.filename) if rnd.filename else None
+        return None if info is None else info.mtime + seconds
+    return ev.now + seconds
+
+
+def with_expires(ev: Evaluation, rnd: Round, status: int, headers: dict[str, str],
+                 code: str | None) -> dict[str, str]:
+    """Add the ``Expires`` date (the only value that depends on the time)."""
+    if code is not None:
+        expiry = expiry_time(ev, rnd, code)
+        if expiry is not None:
+            headers["Expires"] = http_date(int(expiry))
+    return headers
+
+
+_DATES: dict[int, str] = {}
+
+
+def http_date(when: int) -> str:
+    """``apr_rfc822_date`` of *when* (seconds since the epoch), formatted once per second."""
+    found = _DATES.get(when)
+    if found is None:
+        if len(_DATES) > 4096:
+            _DATES.clear()
+        found = _DATES[when] = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(when))
+    return found
+
+
+def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tuple[str, str]],
+                  rnd: Round) -> None:
+    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order)."""
+    for h in entries:
+        if h.early:
+            continue
+        if h.expr is not None:
+            try:
+                if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table)):
+                    continue
+            except ExprError:
+                continue
+            except ExprUnsupported as exc:
+                ev.note(f"{h.directive.name} at {h.directive.file}:{h.directive.line}: "
+                        f"cannot evaluate {exc} (entry skipped)")
+                continue
+        elif h.env is not None and (h.env.lstrip("!") in rnd.env) == h.env.startswith("!"):
+            continue
+        _apply_header(h, header_value(ev, h.value or "", rnd), table, rnd,
+                      ev.request, ev.note)
+
+
+def header_value(ev: Evaluation, value: str, rnd: Round) -> str:
+    """mod_headers' format: ``%%``, ``%{VAR}e`` (others are reported, kept as written)."""
+    if "%" not in value:
+        return value
+    out: list[str] = []
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "%" and i + 1 < len(value):
+            nxt = value[i + 1]
+            if nxt == "%":
+                out.append("%")
+                i += 2
+                continue
+            close = value.find("}", i)
+            if nxt == "{" and 0 < close < len(value) - 1:
+                name, tag = value[i + 2:close], value[close + 1]
+                if tag == "e":
+                    out.append(rnd.env.get(name, "(null)"))
+                else:
+                    ev.note(f"Header format %{{{name}}}{tag} not modelled")
+                    out.append(value[i:close + 2])
+                i = close + 2
+                continue
+            ev.note(f"Header format %{nxt} not modelled")
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]], rnd: Round,
+                  request: Request, note: Callable[[str], None]) -> None:
+    """One mod_headers action on a table."""
+    key = h.name.lower()
+    current = [v for n, v in table if n.lower() == key]
+    action = h.action
+    if action == "set" or (action == "setifempty" and not current):
+        table[:] = [(n, v) for n, v in table if n.lower() != key]
+        table.append((h.name, value))
+        if key == "content-type":
+            rnd.content_type = value
+    elif action == "add":
+        table.append((h.name, value))
+    elif action in ("append", "merge"):
+        tokens = [t.strip() for v in current for t in v.split(",")]
+        if action == "merge" and value in tokens:
+            return
+        if current:
+            first = next(i for i, (n, _) in enumerate(table) if n.lower() == key)
+            table[:] = [(n, v) for n, v in table if n.lower() != key]
+            table.insert(first, (h.name, ", ".join([*current, value])))
+        else:
+            table.append((h.name, value))
+    elif action == "unset":
+        table[:] = [(n, v) for n, v in table if n.lower() != key]
+    elif action == "echo":
+        table.extend((n, v) for n, v in request.headers.items() if n.lower() == key)
+    elif action in ("edit", "edit*"):
+        note(f"Header {action} {h.name}: not modelled")
+
+
+def fixup_vary(value: str) -> str:
+    """``fixup_vary``: the Vary tokens, duplicates (case-insensitive) dropped, first kept."""
+    seen: dict[str, str] = {}
+    for token in value.split(","):
+        token = token.strip()
+        if token and token.lower() not in seen:
+            seen[token.lower()] = token
+    return ",".join(seen.values())
+
+
+def _leading_int(text: str) -> int:
+    """C ``atoi`` (mod_expires reads its codes that way: ``Access plus…`` gives 0)."""
+    try:
+        return int(text)
+    except ValueError:
+        digits = ""
+        for ch in text.strip():
+            if not ch.isdigit():
+                break
+            digits += ch
+        return int(digits) if digits else 0
+
