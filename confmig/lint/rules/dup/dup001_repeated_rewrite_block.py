@@ -91,12 +91,17 @@ class RepeatedRewriteBlock(Rule):
         for members in groups.values():
             if len(members) < 2:
                 continue
+            # Only the first few other paths are named: build that short list per member
+            # (not the whole list, which would be quadratic in a tree of copies).
+            head = [o.path for o, _ in members[:SHOW + 1]]
             for f, scope in members:
-                others = [o.path for o, _ in members if o is not f]
+                shown = [path for path in head if path != f.path][:SHOW]
+                more = len(members) - 1 - len(shown)
+                names = ", ".join(shown) + (f" and {more} more" if more else "")
                 yield self.finding(
                     _first(scope),
                     f"this rewrite block ({len(_block(scope))} lines) is repeated in "
-                    f"{len(others)} other .htaccess file(s): {_names(others)}")
+                    f"{len(members) - 1} other .htaccess file(s): {names}")
 
 
 def _block(scope: Scope) -> list[Directive]:
