@@ -3,8 +3,9 @@ many small .htaccess cases at once (one server per test module keeps the suite f
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -22,6 +23,19 @@ def lint_example(rule: type[Rule], which: str) -> list[Finding]:
     return lint_text(text, kind=rule.example_kind, allow_override=rule.example_allow_override,
                      allow_override_list=rule.example_allow_override_list,
                      modules=rule.example_modules, filename=filename)
+
+
+def write_tree(root: Path, files: Mapping[str, str]) -> None:
+    """Write files (relative path → text) below ``root``, readable by a server's worker
+    user (directories 0755, files 0644), for tests that lint a tree and serve it."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    for directory, _, names in os.walk(root):
+        os.chmod(directory, 0o755)
+        for name in names:
+            os.chmod(os.path.join(directory, name), 0o644)
 
 
 def codes(findings: Iterable[Finding]) -> list[str]:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,21 +12,11 @@ import pytest
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.testing import finds
+from confmig.lint.testing import write_tree as write
 from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
 
 BLOCK = ("RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
          "RewriteRule ^ index.php [L]\n")
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    for directory, _, names in os.walk(root):
-        os.chmod(directory, 0o755)
-        for name in names:
-            os.chmod(os.path.join(directory, name), 0o644)
 
 
 def tree_findings(root: Path, code: str) -> list[Finding]:

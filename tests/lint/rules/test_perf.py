@@ -19,21 +19,11 @@ from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding
 from confmig.lint.rules.perf.lookups import lookups
 from confmig.lint.testing import finds
+from confmig.lint.testing import write_tree as write
 from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
 from confmig.syntax import parse_text
 
 DEEP = "/".join(f"d{i}" for i in range(1, 11))   # 10 levels below the docroot
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    for directory, _, names in os.walk(root):
-        os.chmod(directory, 0o755)
-        for name in names:
-            os.chmod(os.path.join(directory, name), 0o644)
 
 
 def tree_findings(root: Path, code: str, config: Path | None = None) -> list[Finding]:

@@ -7,7 +7,6 @@ together.  Skipped only when apache2 is not installed.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from confmig.lint.testing import finds
+from confmig.lint.testing import finds, write_tree
 from confmig.servers import (
     ApacheBinary,
     ApacheServer,
@@ -70,18 +69,6 @@ CASES: dict[str, dict[str, str]] = {
     "rw016c": {".htaccess": ON + "RewriteCond %{HTTP_HOST} ^(.+)$\nRewriteCond %{HTTPS} off\n"
                                  "RewriteRule ^a$ x%1y.txt [L]\n", "xy.txt": "XY\n"},
 }
-
-
-def write_tree(root: Path, files: Mapping[str, str]) -> None:
-    """Files and their directories, readable by the server's worker user."""
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    for directory, _, names in os.walk(root):
-        os.chmod(directory, 0o755)
-        for name in names:
-            os.chmod(os.path.join(directory, name), 0o644)
 
 
 @contextmanager

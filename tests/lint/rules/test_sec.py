@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rules.sec.sec010_security_headers import misspelt
 from confmig.lint.testing import finds
+from confmig.lint.testing import write_tree as write
 from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
 
 FULL = "ServerRoot /etc/apache2\nListen 80\n"
@@ -21,13 +21,6 @@ FULL = "ServerRoot /etc/apache2\nListen 80\n"
 def tree_findings(root: Path, code: str, config: Path | None = None) -> list[Finding]:
     result = lint_paths([root], config=config, use_cache=False)
     return [f for f in result.findings if f.code == code]
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
 
 
 # -- SEC001 -----------------------------------------------------------------------------------
@@ -182,10 +175,6 @@ def site(apache_binary: ApacheBinary) -> Iterator[ApacheServer]:
     root = make_docroot(prefix="confmig-sec-")
     try:
         write(root, SITE)
-        for directory, _, names in os.walk(root):
-            os.chmod(directory, 0o755)
-            for name in names:
-                os.chmod(os.path.join(directory, name), 0o644)
         with ApacheServer(root, allow_override="All", extra_config="TraceEnable Off\n"
                                                                   "ServerTokens Prod\n") as s:
             yield s
