@@ -18,17 +18,23 @@ def header_parser(ev: Evaluation, rnd: Round) -> None:
     conf: SetEnvIfDir | None = rnd.config.get("setenvif")
     if conf is not None:
         headers = ev.request.headers
+        # Headers.get without its lower() (the entries' keys are lower-cased already).
+        items = getattr(headers, "_items", None)  # a Headers (not isinstance: an ABC, slow)
         for entry in conf.entries:
             # What the attribute names: a special request field, a header, or an
             # earlier-set variable (None: nothing to match).
-            attribute = entry.attribute
-            special = _SPECIAL.get(attribute.lower())
+            key = entry.key  # the attribute in lower case
+            special = _SPECIAL.get(key)
             if special is not None:
                 subject: str | None = special(ev, rnd)
             else:
-                subject = headers.get(attribute)
+                if items is not None:
+                    item = items.get(key)
+                    subject = item[1] if item is not None else None
+                else:
+                    subject = headers.get(entry.attribute)
                 if subject is None:
-                    subject = rnd.env.get(attribute)
+                    subject = rnd.env.get(entry.attribute)
             if subject is None or entry.regex.search(subject) is None:
                 continue
             for name, value in entry.assignments:

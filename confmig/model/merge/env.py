@@ -23,6 +23,11 @@ class SetEnvIfEntry:
     attribute: str
     regex: Any  # Regex
     assignments: tuple[tuple[str, str | None], ...]  # (name, value) ; value None: unset (!name)
+    # The attribute in lower case (the special attributes' and the headers' key), made once.
+    key: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", self.attribute.lower())
 
 
 @dataclass(frozen=True, slots=True)

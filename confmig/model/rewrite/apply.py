@@ -69,6 +69,9 @@ def _checker(c: Condition) -> CondCheck:
             return True
         return regex
     if kind == "=" and not c.nocase:
+        if c.test == "%{HTTPS}":  # the usual "=on"/"!=on": both answers known up front
+            on, off = (pattern == "on") != negate, (pattern == "off") != negate
+            return lambda st: on if st.request.https else off
         return lambda st: (value(st) == pattern) != negate
     if c.test in ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}"):  # the usual test string
         if kind == "-f":

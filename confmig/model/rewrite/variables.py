@@ -46,6 +46,26 @@ def _wday(st: EvalState) -> str:
     return str((_now(st).weekday() + 1) % 7)
 
 
+def _header_resolver(name: str) -> Resolver:
+    """``lookup_header(name) or ""`` as a resolver, with the name's lower-case form (the
+    :class:`Headers` key, and the ``Host`` test) computed once."""
+    key = name.lower()
+    vary = key != "host"
+
+    def header(st: EvalState) -> str:
+        headers = st.request.headers
+        try:
+            item = headers._items.get(key)  # Headers.get without its lower()
+        except AttributeError:  # not a Headers
+            return lookup_header(name, st) or ""
+        if item is None:
+            return ""
+        if vary:
+            st.vary_this.append(name)
+        return item[1] or ""
+    return header
+
+
 def _context_docroot(st: EvalState) -> str:
     return st.request.context_document_root or st.request.document_root
 
@@ -134,14 +154,14 @@ def _make_resolver(var: str) -> Resolver:
         if not name:
             return _empty
         if prefix == "HTTP":
-            return lambda st: lookup_header(name, st) or ""
+            return _header_resolver(name)
         if prefix in ("LA-U", "LA-F"):
             return lambda st: _lookahead(prefix, name, st)
         return _empty
     upper = var.upper()
     header = _HEADER_VARS.get(upper)
     if header is not None:
-        return lambda st: lookup_header(header, st) or ""
+        return _header_resolver(header)
     func = _SIMPLE.get(upper)
     if func is None:
         return _empty
