@@ -84,14 +84,10 @@ class LintCache:
 
     def get_file(self, path: str, key: str) -> list[Finding] | None:
         entry = self._old_files.get(path)
-        if entry is None or entry[0] != key:
-            return None
-        try:
-            findings = _decode(entry[1])
-        except (TypeError, ValueError, IndexError):
-            return None
-        self._files[path] = entry
-        self.hits += 1
+        findings = _entry_findings(entry, key)
+        if findings is not None:
+            self._files[path] = entry
+            self.hits += 1
         return findings
 
     def put_file(self, path: str, key: str, findings: list[Finding]) -> None:
@@ -99,13 +95,9 @@ class LintCache:
 
     def get_tree(self, key: str) -> list[Finding] | None:
         entry = self._old_tree
-        if entry is None or entry[0] != key:
-            return None
-        try:
-            findings = _decode(entry[1])
-        except (TypeError, ValueError, IndexError):
-            return None
-        self._tree = entry
+        findings = _entry_findings(entry, key)
+        if findings is not None:
+            self._tree = entry
         return findings
 
     def put_tree(self, key: str, findings: list[Finding]) -> None:
@@ -149,3 +141,14 @@ def cache_directory(explicit: Path | None, project_root: Path | None, linted: Pa
         project_root = next((d for d in (start, *start.parents)
                              if any((d / m).exists() for m in PROJECT_MARKERS)), Path.cwd())
     return project_root / CACHE_DIR_NAME
+
+
+def _entry_findings(entry: list | None, key: str) -> list[Finding] | None:
+    """The findings of a cache entry ``[key, encoded]`` when its key matches (a damaged
+    entry is a miss)."""
+    if entry is None or entry[0] != key:
+        return None
+    try:
+        return _decode(entry[1])
+    except (TypeError, ValueError, IndexError):
+        return None

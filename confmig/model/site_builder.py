@@ -192,16 +192,24 @@ class _SiteBuilder:
         handler = "cgi-script" if d.lname.startswith("script") else None
         return AliasEntry("alias", fake, real, regex, 0, d, handler)
 
-    def directory(self, node: Section) -> ConfigSection | None:
+    def _pattern(self, node: Section, match_name: str) -> tuple[bool, str] | None:
+        """(is it a regex, the pattern) of ``<X pattern>``, ``<X ~ regex>`` or
+        ``<XMatch regex>``; None, with Apache's error recorded, when it is missing."""
         args = list(node.args)
-        is_regex = node.lname == "directorymatch"
+        is_regex = node.lname == match_name
         if args and args[0] == "~":
             is_regex, args = True, args[1:]
         if not args:
             self.errors.append((node, f"<{node.name}> directive requires additional "
                                       "arguments"))
             return None
-        pattern = args[0]
+        return is_regex, args[0]
+
+    def directory(self, node: Section) -> ConfigSection | None:
+        found = self._pattern(node, "directorymatch")
+        if found is None:
+            return None
+        is_regex, pattern = found
         # mod_rewrite's per-directory prefix is the section's path: canonical for <Directory>,
         # the regex itself for <DirectoryMatch> (as in Apache).
         path = pattern if is_regex else canonical_directory(pattern, self.server_root)
@@ -221,15 +229,10 @@ class _SiteBuilder:
                               fnmatch=fn, components=0 if path == "/" else count_dirs(path))
 
     def location(self, node: Section) -> ConfigSection | None:
-        args = list(node.args)
-        is_regex = node.lname == "locationmatch"
-        if args and args[0] == "~":
-            is_regex, args = True, args[1:]
-        if not args:
-            self.errors.append((node, f"<{node.name}> directive requires additional "
-                                      "arguments"))
+        found = self._pattern(node, "locationmatch")
+        if found is None:
             return None
-        pattern = args[0]
+        is_regex, pattern = found
         b = SectionBuilder("location", pattern, loaded_modules=self.has_module)
         SectionCollector(b, "location", None, []).feed(node.children)
         self.errors.extend(b.errors)

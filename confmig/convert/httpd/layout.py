@@ -8,7 +8,8 @@ Paths are resolved the way Apache resolves them (verified on 2.4.71):
 * a relative ``<Directory>`` path is *not*: ``dirsection`` merges it with the process's working
   directory at start-up (``apr_filepath_merge`` with no root), and a daemonised Apache reads its
   configuration after ``chdir("/")``.  So ``<Directory site>`` means ``/site/``, which the
-  conversion assumes and reports.
+  conversion assumes and reports (tests/convert/test_relative_directory_apache.py starts a
+  daemonised Apache from another directory to check it).
 
 ``ap_directory_walk`` applies, at each level of a path, the non-regex sections with that many
 components (``"/"`` has none), the main server's before the virtual host's, in config order,

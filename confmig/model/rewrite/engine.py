@@ -116,15 +116,11 @@ def evaluate_server(config: RewriteConfig, request: RewriteRequest, *, trace: bo
     return _finish_server(config, st, result, oargs)
 
 
-def _finish_server(config: RewriteConfig, st: EvalState, result: PassResult,
-                   oargs: str | None) -> RewriteOutcome:
-    req = st.request
-    value = result.value
-    if not value:
-        return _outcome(st, action="none", query=st.args, query_changed=st.args != oargs,
-                        end=result.end)
+def _refused_status_or_proxy(st: EvalState, result: PassResult, value: str,
+                             skip_absolute: int) -> RewriteOutcome | None:
+    """The endings shared by server and per-directory context, checked in Apache's order:
+    a query with control characters or spaces (403), a status flag, a proxy request."""
     fname = st.filename
-    skip_absolute = is_absolute_uri(fname)[0] if fname else 0
     will_escape = bool(skip_absolute) and value != ACTION_NOESCAPE
     if st.args and not will_escape and has_ctl_or_space(st.args):
         return _outcome(st, action="forbidden", status=403, end=result.end,
@@ -135,6 +131,21 @@ def _finish_server(config: RewriteConfig, st: EvalState, result: PassResult,
     if fname.startswith("proxy:"):
         st.note_unsupported("[P] proxy request (mod_proxy is not modelled)")
         return _outcome(st, action="proxy", location=fname[6:], query=st.args, end=result.end)
+    return None
+
+
+def _finish_server(config: RewriteConfig, st: EvalState, result: PassResult,
+                   oargs: str | None) -> RewriteOutcome:
+    req = st.request
+    value = result.value
+    if not value:
+        return _outcome(st, action="none", query=st.args, query_changed=st.args != oargs,
+                        end=result.end)
+    fname = st.filename
+    skip_absolute = is_absolute_uri(fname)[0] if fname else 0
+    early = _refused_status_or_proxy(st, result, value, skip_absolute)
+    if early is not None:
+        return early
     if skip_absolute:
         return _redirect(st, result, value, oargs)
     if fname.startswith("passthrough:"):
@@ -287,16 +298,9 @@ def _finish_directory(config: RewriteConfig, st: EvalState, result: PassResult, 
     req = st.request
     fname = st.filename
     skip_absolute = is_absolute_uri(fname)[0]
-    will_escape = bool(skip_absolute) and value != ACTION_NOESCAPE
-    if st.args and not will_escape and has_ctl_or_space(st.args):
-        return _outcome(st, action="forbidden", status=403, end=result.end,
-                        message="rewritten query string contains control characters or spaces")
-    if value in (ACTION_STATUS, ACTION_STATUS_SET):
-        status = result.status or 500
-        return _outcome(st, action=_status_action(status), status=status, end=result.end)
-    if fname.startswith("proxy:"):
-        st.note_unsupported("[P] proxy request (mod_proxy is not modelled)")
-        return _outcome(st, action="proxy", location=fname[6:], query=st.args, end=result.end)
+    early = _refused_status_or_proxy(st, result, value, skip_absolute)
+    if early is not None:
+        return early
     if skip_absolute:
         return _redirect(st, result, value, oargs, base=config.base, directory=perdir)
     if fname.startswith("passthrough:"):

@@ -1,0 +1,59 @@
+"""Where Apache resolves a relative ``<Directory>`` path, asked of a real daemonised Apache.
+
+The converter (confmig/convert/httpd/layout.py) assumes a relative path means ``/path``: not
+ServerRoot, not the directory Apache was started from, because a daemonised Apache re-reads
+its configuration after ``chdir("/")``.  This test starts Apache the normal way (``-k start``,
+which detaches) from a third directory and looks at which ``<Directory>`` applied.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from confmig.servers import ApacheServer, http_get, make_docroot, wait_for_port
+
+pytestmark = pytest.mark.apache
+
+
+def test_a_relative_directory_path_is_resolved_against_slash(apache_binary, tmp_path: Path):
+    docroot = make_docroot(files={"index.html": "hello\n"})
+    from_slash = os.path.relpath(docroot, "/")            # tmp/confmig-www-…
+    started_in = tmp_path / "elsewhere"
+    started_in.mkdir()
+    (started_in / "site").mkdir()
+    extra = (f'<Directory "{from_slash}">\n    Header set X-Resolved slash\n</Directory>\n'
+             '<Directory "site">\n    Header set X-Resolved cwd\n</Directory>\n')
+    server = ApacheServer(docroot, extra_config=extra, keep_dir=True)
+    conf: Path | None = None
+    try:
+        with server:  # writes and checks the private config; we then run it as a daemon
+            pass
+        conf, port = server.conf_path, server.port
+        pid_file = conf.parent / "run" / "httpd.pid"
+        pid_file.unlink(missing_ok=True)
+        subprocess.run([str(server.binary.path), "-d", str(conf.parent), "-f", str(conf),
+                        "-k", "start"], cwd=started_in, check=True, timeout=30)
+        try:
+            assert wait_for_port("127.0.0.1", port, 10.0)
+            response = http_get(f"http://127.0.0.1:{port}", "/index.html")
+            assert response.status == 200
+            assert response.headers.get("X-Resolved") == "slash"
+        finally:
+            deadline = time.monotonic() + 10
+            while not pid_file.exists() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if pid_file.exists():
+                os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+                while pid_file.exists() and time.monotonic() < deadline + 10:
+                    time.sleep(0.05)
+    finally:
+        if conf is not None:
+            shutil.rmtree(conf.parent, ignore_errors=True)
+        shutil.rmtree(docroot, ignore_errors=True)
