@@ -36,17 +36,22 @@ def server_template(ev: Evaluation) -> RewriteRequest:
 
 
 def rewrite_request(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> RewriteRequest:
-    """The request as mod_rewrite sees it in this round."""
+    """The request as mod_rewrite sees it in this round.
+
+    The engine keeps no reference to the request after a call, so one object per virtual
+    host (:func:`server_template`) serves every evaluation in turn: its per-request fields
+    are set when an evaluation first runs the engine, its per-round fields on every call.
+    A look-ahead sub-request during a call (``%{LA-U:…}``, ``-U``, ``-F``) gets a copy.
+    (Evaluations of one site run one after the other: nothing in confmig evaluates from two
+    threads at once.)"""
     base = ev.rewrite_base
     if base is None:
         req = ev.request
-        base = ev.rewrite_base = server_template(ev).copy()
+        base = ev.rewrite_base = server_template(ev)
         base.method, base.headers, base.host = req.method, req.headers, req.host
         base.port, base.https = server_port(req, ev.server.name_port), req.https
         base.remote_addr, base.server_addr = req.remote_addr, req.local_addr
         base.the_request, base.protocol, base.lookahead = req.the_request, req.protocol, ev
-    # The engine keeps no reference to the request after a call, so one object is reused;
-    # a look-ahead sub-request during a call (%{LA-U:…}, -U, -F) gets a copy.
     out = base.copy() if ev.rewriting else base
     out.uri = rnd.uri
     out.query = rnd.query

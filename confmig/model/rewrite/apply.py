@@ -15,7 +15,6 @@ from confmig.model.rewrite.expand import (
     expand_tracking,
 )
 from confmig.model.rewrite.outcome import CondStep, Step
-from confmig.model.rewrite.regex import Captures
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, Rule
 from confmig.model.rewrite.state import EvalState
@@ -188,33 +187,38 @@ def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
     return True
 
 
-def _apply_matched(rule: Rule, st: EvalState, result: PassResult,
-                   captures: Captures | None) -> int:
-    """``apply_rewrite_rule`` once the rule's pattern matched (:func:`apply_list` tests the
-    pattern itself: most rules of a pass do not match): conditions, substitution, flags."""
+def _conditions_checker(conds: list[Condition]) -> CondCheck:
+    """A rule's conditions as one function of the state (no trace), made once per rule: the
+    usual single plain condition without :func:`_conditions_hold`'s loop."""
+    if not conds:
+        return _always
+    if len(conds) > 1 or conds[0].ornext:
+        return lambda st: _conditions_hold(conds, st)
+    c = conds[0]
+    check = c.check
+    if check is None:
+        check = c.check = _checker(c)
+    novary = c.novary
+
+    def single(st: EvalState) -> bool:
+        if not check(st):
+            return False
+        if st.vary_this:
+            if not novary:
+                st.vary.extend(st.vary_this)
+            st.vary_this = []
+        return True
+    return single
+
+
+def _always(st: EvalState) -> bool:
+    return True
+
+
+def _substitute(rule: Rule, st: EvalState, result: PassResult) -> int:
+    """``apply_rewrite_rule`` once the pattern matched and the conditions held (both tested by
+    :func:`apply_list`): the substitution and the flags."""
     trace = st.trace
-    if st.vary_this:
-        st.vary_this = []
-    st.br_cond = None
-    st.br_rule = None if rule.negate else captures
-
-    conds = rule.conditions
-    if conds:
-        if len(conds) == 1 and not trace and not conds[0].ornext:
-            # One plain condition (the usual case): _conditions_hold without the loop.
-            c = conds[0]
-            check = c.check
-            if check is None:
-                check = c.check = _checker(c)
-            if not check(st):
-                return _NOMATCH
-            if st.vary_this:
-                if not c.novary:
-                    st.vary.extend(st.vary_this)
-                st.vary_this = []
-        elif not _conditions_hold(conds, st):
-            return _NOMATCH
-
     newuri = ""
     if not rule.nosub:
         newuri, unsafe = expand_tracking(rule.substitution, st, rule,
@@ -463,7 +467,20 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
         if (captures is not None) == rule.negate:
             rc = _NOMATCH
         else:
-            rc = _apply_matched(rule, st, result, captures)
+            # The conditions (most rules whose pattern matched stop here), then the rest of
+            # apply_rewrite_rule.
+            if st.vary_this:
+                st.vary_this = []
+            st.br_cond = None
+            st.br_rule = None if rule.negate else captures
+            if trace:
+                holds = _conditions_hold(rule.conditions, st)
+            else:
+                check = rule.conditions_check
+                if check is None:
+                    check = rule.conditions_check = _conditions_checker(rule.conditions)
+                holds = check(st)
+            rc = _substitute(rule, st, result) if holds else _NOMATCH
         if rc == _NOMATCH:
             while i < n and rules[i].chain:
                 if st.trace and i + 1 < n:

@@ -98,6 +98,9 @@ class Rule:
     unsafe_prefix_stat: bool = False
     unsafe_allow_3f: bool = False
     unc: bool = False
+    # The conditions as one function of the evaluation state (apply._conditions_checker),
+    # made on first use.
+    conditions_check: Callable[..., bool] | None = field(default=None, repr=False)
 
     def __str__(self) -> str:
         flags = f" {self.flags_text}" if self.flags_text else ""
