@@ -42,6 +42,6 @@ def test_codes_and_names_are_unique() -> None:
 def test_my_rule_families_are_registered() -> None:
     have = {r.code for r in RULES}
     for code in ("SYN001", "SYN002", "SYN003", "SYN004", "SYN005", "SYN006", "CTX001",
-                 "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "LINT001",
-                 "LINT002"):
+                 "CTX002", "CTX003", "CTX004", "CTX005", "CTX006", "CTX007", "CTX008",
+                 "LINT001", "LINT002"):
         assert code in have

@@ -7,6 +7,7 @@ import confmig.lint.rules.ctx.ctx004_server_only_in_directory
 import confmig.lint.rules.ctx.ctx005_directory_only_at_server_level
 import confmig.lint.rules.ctx.ctx006_allowoverridelist_discarded
 import confmig.lint.rules.ctx.ctx007_options_not_granted
+import confmig.lint.rules.ctx.ctx008_relative_directory
 import confmig.lint.rules.dep.dep001_access_compat
 import confmig.lint.rules.dep.dep002_mixed_access
 import confmig.lint.rules.dep.dep003_removed_directive
