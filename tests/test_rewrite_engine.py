@@ -348,7 +348,7 @@ def test_maps(tmp_path: Path) -> None:
     assert expand("${u:%{HTTP:X-Foo}}", s) == "BAR"
     assert expand("${e:a b}", s) == "a%20b"
     assert expand("${t:${u:foo}|${u:x}}", s) == "X"  # nested, default expanded
-    assert s.unsupported == []
+    assert not s.unsupported
     assert expand("${d:k|fallback}", s) == "fallback"
     assert any("dbm" in u for u in s.unsupported)
 

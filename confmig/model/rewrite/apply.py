@@ -329,7 +329,7 @@ def _add_cookie(spec: str, st: EvalState) -> None:
         cookie += "; HttpOnly"
     if samesite and samesite != "0" and samesite.lower() != "false":
         cookie += f"; SameSite={samesite}"
-    st.cookies.append(cookie)
+    st.cookies = [*st.cookies, cookie]
     st.cookie_names.add(var)
 
 
@@ -430,18 +430,30 @@ def _reduce_uri(st: EvalState) -> None:
 
 # -- a whole ruleset -----------------------------------------------------------------------
 
+def _subject(st: EvalState) -> str:
+    """What a rule's pattern is matched against (``ctx->uri``): ``r->filename`` — in
+    per-directory context with PATH_INFO appended and the directory prefix stripped."""
+    subject = st.filename
+    perdir = st.perdir
+    if perdir is not None:
+        if st.path_info:
+            subject += st.path_info
+        if subject.startswith(perdir):
+            subject = subject[len(perdir):]
+    st.match_uri = subject
+    return subject
+
+
 def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
     result = PassResult()
     req = st.request
     limit = 2 * req.limit_request_line
     subrequest = req.is_subrequest
-    perdir = st.perdir
     trace = st.trace
     n = len(rules)
     rounds = 1
     i = 0
-    seen_file = seen_info = None  # what *subject* was computed from
-    subject = ""
+    subject = _subject(st)  # made again only after a rule that matched (and may have changed it)
     while i < n:
         rule = rules[i]
         if subrequest and (rule.nosubreq or rule.redirect):
@@ -449,18 +461,7 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             continue
         if st.vary:
             st.vary = []
-        filename, path_info = st.filename, st.path_info
-        if filename is not seen_file or path_info is not seen_info:
-            seen_file, seen_info = filename, path_info
-            subject = filename
-            if perdir is not None:
-                if path_info:
-                    subject += path_info
-                if subject.startswith(perdir):
-                    subject = subject[len(perdir):]
-        # The pattern test of apply_rewrite_rule (``subject``: the filename and PATH_INFO,
-        # per-directory prefix stripped, computed once per change of the filename).
-        st.match_uri = subject
+        # The pattern test of apply_rewrite_rule.
         captures = rule.regex.search(subject)
         if trace:
             st.steps.append(Step(rule, subject, (captures is not None) != rule.negate))
@@ -482,13 +483,17 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
                 holds = check(st)
             rc = _substitute(rule, st, result) if holds else _NOMATCH
         if rc == _NOMATCH:
-            while i < n and rules[i].chain:
-                if st.trace and i + 1 < n:
-                    st.steps.append(Step(rules[i + 1], "", False,
-                                         note="skipped: chained to a rule that did not match"))
-                i += 1
+            if rule.chain:
+                while i < n and rules[i].chain:
+                    if trace and i + 1 < n:
+                        st.steps.append(Step(rules[i + 1], "", False,
+                                             note="skipped: chained to a rule that did not "
+                                                  "match"))
+                    i += 1
             i += 1
             continue
+        if rc != _NOSUB:  # a substitution ("-" leaves the filename alone)
+            subject = _subject(st)
         if not rule.nosub:
             result.lastsub = rule
         if len(st.filename) > limit:

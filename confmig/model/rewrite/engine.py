@@ -64,8 +64,9 @@ def _outcome(st: EvalState, action: Action = "none", *, status: int | None = Non
     out.filename, out.query, out.query_changed = filename, query, query_changed
     out.internal_redirect, out.end, out.passthrough = internal_redirect, end, passthrough
     out.noescape, out.path_info, out.message = noescape, path_info, message
-    out.env, out.cookies, out.steps, out.unsupported = (st.env_changes, st.cookies, st.steps,
-                                                       st.unsupported)
+    # (the state's empty tuples become lists: an outcome's lists are its own to extend)
+    out.env, out.cookies, out.steps, out.unsupported = (
+        st.env_changes, st.cookies or [], st.steps or [], st.unsupported or [])
     out.mime_type, out.handler = st.mime_type, st.handler
     out.vary = list(st.request_vary.values()) if st.request_vary else []
     return out
@@ -278,8 +279,8 @@ def directory_pass(config: RewriteConfig, request: RewriteRequest, filename: str
         return RewriteOutcome(action="forbidden", status=403,
                               message="Options FollowSymLinks and SymLinksIfOwnerMatch are both "
                                       "off: RewriteRule is forbidden")
-    st = EvalState(request, perdir, maps or _NO_MAPS, filename, path_info, trace, rng)
-    st.base = config.base
+    st = EvalState(request, perdir, maps or _NO_MAPS, filename, path_info, trace, rng,
+                   config.base)
     result = apply_list(config.rules, st)
     if not result.value:
         if (not trace and not result.end and not st.env_changes and not st.cookies

@@ -13,19 +13,35 @@ from confmig.model.rewrite.request import RewriteRequest
 
 
 class EvalState:
+    """One pass's state.  The fields most passes never write (types, handlers, cookies, maps'
+    randomness, what was reported unsupported …) are class-level defaults, replaced on the
+    instance on first write: a pass runs for nearly every request, and most of its cost is
+    setting itself up."""
+
     __slots__ = (
-        "args", "base", "br_cond", "br_rule", "cookie_names", "cookies", "env", "env_changes",
-        "filename", "handler", "maps", "match_uri", "mime_type", "path_info", "perdir",
-        "request", "request_vary", "rng", "steps", "trace", "unsupported", "uri",
-        "uri_reduced", "vary", "vary_this",
+        "__dict__", "args", "base", "br_cond", "br_rule", "env", "env_changes", "filename",
+        "maps", "match_uri", "path_info", "perdir", "request", "trace", "uri", "vary",
+        "vary_this",
     )
+
+    # Written by few passes (see note_unsupported, apply._add_cookie, apply._merge_vary …).
+    rng: random.Random | None = None
+    mime_type: str | None = None
+    handler: str | None = None
+    request_vary: dict[str, str] | None = None  # what ends up in the response's Vary
+    cookies: list[str] | tuple[()] = ()
+    cookie_names: set[str] | None = None
+    unsupported: list[str] | tuple[()] = ()
+    steps: list[Step] | tuple[()] = ()  # a list when tracing
+    uri_reduced = False
 
     def __init__(self, request: RewriteRequest, perdir: str | None,
                  maps: Mapping[str, RewriteMap], filename: str, path_info: str,
-                 trace: bool = True, rng: random.Random | None = None) -> None:
+                 trace: bool = True, rng: random.Random | None = None,
+                 base: str | None = None) -> None:
         self.request = request
         self.perdir = perdir  # ctx->perdir: the directory prefix (with trailing /) or None
-        self.base: str | None = None  # RewriteBase of the per-dir context
+        self.base = base  # RewriteBase of the per-dir context
         self.maps = maps
         self.filename = filename  # r->filename
         self.path_info = path_info  # r->path_info
@@ -38,19 +54,12 @@ class EvalState:
         self.br_cond: Captures | None = None  # %N
         self.vary_this: list[str] = []
         self.vary: list[str] = []  # ctx->vary: headers the current rule's conditions used
-        # What ends up in the response's Vary, and the names of the cookies set: made on first
-        # use (most passes set neither).
-        self.request_vary: dict[str, str] | None = None
-        self.cookies: list[str] = []
-        self.cookie_names: set[str] | None = None
-        self.mime_type: str | None = None
-        self.handler: str | None = None
-        self.unsupported: list[str] = []
-        self.steps: list[Step] = []
         self.trace = trace
-        self.rng = rng
-        self.uri_reduced = False
+        if trace:
+            self.steps = []
+        if rng is not None:
+            self.rng = rng
 
     def note_unsupported(self, what: str) -> None:
         if what not in self.unsupported:
-            self.unsupported.append(what)
+            self.unsupported = [*self.unsupported, what]
