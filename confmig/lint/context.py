@@ -13,8 +13,10 @@ directory) sorted by their number of path components, shortest first, ties in
 config order; each matching one that sets AllowOverride replaces the value.
 ``<DirectoryMatch>`` and ``<Directory ~ re>`` sections are merged only after the
 ``.htaccess`` files have been read, so they never decide which ``.htaccess``
-directives are allowed.  Without a server config, Debian's defaults with
-``AllowOverride All`` are assumed (``assumed_defaults``).
+directives are allowed.  A relative ``<Directory>`` path is taken from ``/`` (the
+working directory of a daemonised Apache), not from ServerRoot as DocumentRoot is
+(:func:`directory_section_path`; CTX008 reports it).  Without a server config, Debian's
+defaults with ``AllowOverride All`` are assumed (``assumed_defaults``).
 """
 
 from __future__ import annotations
@@ -151,19 +153,37 @@ def _components(path: str) -> list[str]:
 
 
 def _absolute(path: str, server_root: str) -> str:
-    """Relative paths in <Directory> and DocumentRoot are taken from ServerRoot."""
+    """``ap_server_root_relative``: a relative DocumentRoot (Include, ErrorLog…) is taken
+    from ServerRoot."""
     return _norm(path if path.startswith("/") else os.path.join(server_root, path))
 
 
-def _dir_sections(nodes: list[Node], server_root: str,
-                  order_base: int = 0) -> list[_DirSection]:
+# The working directory of a daemonised Apache when it reads its configuration.
+APACHE_WORKING_DIRECTORY = "/"
+
+
+def directory_section_path(path: str) -> str:
+    """A non-regex ``<Directory>`` path as Apache matches it (no trailing ``/``).
+
+    ``dirsection`` (server/core.c) merges it with ``apr_filepath_merge(…, NULL, path, …)``:
+    no root, so a relative path is taken from the process's working directory — ``/`` once
+    Apache daemonises (``apr_proc_detach`` does ``chdir("/")``) — *not* from ServerRoot;
+    ``..`` above ``/`` stays ``/``.  CTX008 reports such paths; everything else in the
+    linter sees the section where Apache applies it.  (The same resolution as
+    ``resolve_directory`` in confmig/convert/httpd/layout.py, kept here so the linter does
+    not import the converter.)
+    """
+    return _norm(os.path.join(APACHE_WORKING_DIRECTORY, path))
+
+
+def _dir_sections(nodes: list[Node], order_base: int = 0) -> list[_DirSection]:
     out: list[_DirSection] = []
     for node in nodes:
         if not isinstance(node, Section) or node.lname != "directory" or not node.args:
             continue
         if node.args[0] == "~":
             continue  # a regex section: merged after .htaccess, never decides overrides
-        path = _absolute(node.args[0], server_root)
+        path = directory_section_path(node.args[0])  # not ServerRoot: see CTX008
         ao = aol = None
         for child in node.children:
             if isinstance(child, Directive) and child.lname == "allowoverride":
@@ -203,7 +223,7 @@ class ServerLayout:
 
     @classmethod
     def from_nodes(cls, nodes: list[Node], server_root: str = "/") -> ServerLayout:
-        layout = cls(main=_dir_sections(nodes, server_root))
+        layout = cls(main=_dir_sections(nodes))
         for node in nodes:
             if isinstance(node, Directive) and node.lname == "documentroot" and node.args:
                 layout.document_root = _absolute(node.args[0], server_root)
@@ -211,8 +231,7 @@ class ServerLayout:
                 root = next((_absolute(c.args[0], server_root) for c in node.children
                              if isinstance(c, Directive) and c.lname == "documentroot"
                              and c.args), None)
-                layout.vhosts.append((root, _dir_sections(node.children, server_root,
-                                                          100_000)))
+                layout.vhosts.append((root, _dir_sections(node.children, 100_000)))
         return layout
 
     def overrides_for(self, directory: str) -> Overrides:

@@ -80,9 +80,12 @@ def test_vhost_sections_apply_only_under_its_document_root() -> None:
     assert layout(text).overrides_for("/srv/b").words == ()
 
 
-def test_relative_directory_is_taken_from_server_root() -> None:
+def test_relative_directory_is_taken_from_slash_not_server_root() -> None:
+    # dirsection merges it with the working directory, / once daemonised (see CTX008 and
+    # tests/lint/test_relative_directory_env.py); DocumentRoot is the one ServerRoot-relative
     found = layout("<Directory www>\n AllowOverride All\n</Directory>\n")
-    assert found.overrides_for("/etc/apache2/www/x").words == ("All",)
+    assert found.overrides_for("/www/x").words == ("All",)
+    assert found.overrides_for("/etc/apache2/www/x").words == ()
 
 
 def test_later_section_of_equal_depth_wins() -> None:
