@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from confmig.load import LoadedConfig, ReadState, Workspace, load_config
+from confmig.load import LoadedConfig, ReadState, Workspace, load_config, paths
 from confmig.syntax import ConfigFile, Directive, Node, Section
 
 if TYPE_CHECKING:
@@ -155,7 +155,7 @@ def _components(path: str) -> list[str]:
 def _absolute(path: str, server_root: str) -> str:
     """``ap_server_root_relative``: a relative DocumentRoot (Include, ErrorLog…) is taken
     from ServerRoot."""
-    return _norm(path if path.startswith("/") else os.path.join(server_root, path))
+    return paths.server_root_relative(path, server_root)
 
 
 # The working directory of a daemonised Apache when it reads its configuration.

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from confmig.load import LoadedConfig
+from confmig.load.paths import directory_section_path
 from confmig.model.mapping import AliasEntry, RegexError, compile_config_regex
 from confmig.model.merge import SectionBuilder, merge_configs
 from confmig.model.rewrite import RewriteConfig, server_dir_defaults
@@ -29,18 +30,6 @@ from confmig.model.wildcard import count_dirs, fnmatch_regex, is_fnmatch
 from confmig.syntax import Directive, Node, Section
 
 DEFAULT_TYPES_CONFIG = "/etc/mime.types"
-
-
-def canonical_directory(path: str, server_root: str) -> str:
-    """``dirsection``'s path: absolute, ``.``/``..`` resolved, trailing ``/``."""
-    if path == "/":
-        return "/"
-    if not path.startswith("/"):
-        path = os.path.join(server_root, path)
-    norm = os.path.normpath(path)
-    if norm.startswith("//"):
-        norm = "/" + norm.lstrip("/")
-    return norm if norm.endswith("/") else norm + "/"
 
 
 class _SiteBuilder:
@@ -212,7 +201,7 @@ class _SiteBuilder:
         is_regex, pattern = found
         # mod_rewrite's per-directory prefix is the section's path: canonical for <Directory>,
         # the regex itself for <DirectoryMatch> (as in Apache).
-        path = pattern if is_regex else canonical_directory(pattern, self.server_root)
+        path = pattern if is_regex else directory_section_path(pattern)  # not ServerRoot
         b = SectionBuilder("directory", path, loaded_modules=self.has_module)
         SectionCollector(b, "directory", None, []).feed(node.children)
         self.errors.extend(b.errors)

@@ -33,7 +33,6 @@ from confmig.model.site import DEFAULT_DOCUMENT_ROOT, Site, VirtualServer
 from confmig.model.site_builder import (
     DEFAULT_TYPES_CONFIG,
     build_site,
-    canonical_directory,
     load_types,
     parse_address,
     sort_directories,
@@ -43,7 +42,7 @@ from confmig.model.wildcard import count_dirs, fnmatch_regex, is_fnmatch
 __all__ = [
     "DEFAULT_DOCUMENT_ROOT", "DEFAULT_TYPES_CONFIG", "ConfigSection", "DirWalk", "Expr",
     "ExprError", "ExprUnsupported", "Lookup", "SectionKind", "Site", "VirtualServer",
-    "build_site", "canonical_directory", "count_dirs", "directory_walk", "file_walk",
+    "build_site", "count_dirs", "directory_walk", "file_walk",
     "fnmatch_regex", "if_walk", "is_fnmatch", "load_types", "location_walk", "parse_address",
     "section_label", "sort_directories", "walk_file",
 ]

@@ -1,6 +1,7 @@
 """Where Apache resolves a relative ``<Directory>`` path, asked of a real daemonised Apache.
 
-The converter (confmig/convert/httpd/layout.py) assumes a relative path means ``/path``: not
+The converter (confmig/convert/httpd/layout.py), the linter and the request model (all through
+confmig/load/paths.py) assume a relative path means ``/path``: not
 ServerRoot, not the directory Apache was started from, because a daemonised Apache re-reads
 its configuration after ``chdir("/")``.  This test starts Apache the normal way (``-k start``,
 which detaches) from a third directory and looks at which ``<Directory>`` applied.
@@ -17,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from confmig.load import load_path
+from confmig.model.evaluate import evaluate
+from confmig.model.request import Request
 from confmig.servers import ApacheServer, http_get, make_docroot, wait_for_port
 
 pytestmark = pytest.mark.apache
@@ -45,6 +49,11 @@ def test_a_relative_directory_path_is_resolved_against_slash(apache_binary, tmp_
             response = http_get(f"http://127.0.0.1:{port}", "/index.html")
             assert response.status == 200
             assert response.headers.get("X-Resolved") == "slash"
+            # The request model reads the same configuration the same way.
+            request = Request.from_url(f"http://127.0.0.1:{port}/index.html")
+            answer = evaluate(load_path(conf), request, trace=False)
+            assert answer.status == 200
+            assert answer.headers.get("X-Resolved") == "slash"
         finally:
             deadline = time.monotonic() + 10
             while not pid_file.exists() and time.monotonic() < deadline:

@@ -24,9 +24,8 @@ from dataclasses import dataclass, field
 
 from confmig.convert.httpd.overrides import InForce
 from confmig.load import LoadedConfig
+from confmig.load.paths import directory_section_path, server_root_relative
 from confmig.syntax import Directive, Node, Section
-
-START_DIRECTORY = "/"
 
 
 @dataclass
@@ -179,15 +178,13 @@ def _fill(layout: Layout, context: ServerContext, nodes: list[Node], server_root
 
 def resolve_server_path(path: str, server_root: str) -> str:
     """``ap_server_root_relative``: absolute paths stay, others are below ServerRoot."""
-    joined = path if path.startswith("/") else os.path.join(server_root, path)
-    return clean(joined)
+    return server_root_relative(path, server_root)
 
 
 def resolve_directory(path: str) -> str:
-    """A ``<Directory>`` path as Apache resolves it (relative: against ``/``)."""
-    if path == "/":
-        return "/"
-    return clean(os.path.join(START_DIRECTORY, path))
+    """A ``<Directory>`` path as Apache resolves it (relative: against ``/``; see
+    :mod:`confmig.load.paths`), without its trailing slash."""
+    return clean(directory_section_path(path))
 
 
 def clean(path: str) -> str:

@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
+from confmig.load.paths import directory_section_path, server_root_relative
 from confmig.syntax import Directive, Node, Section
 
 _DRIVE = re.compile(r"^[A-Za-z]:[/\\]")
@@ -85,13 +86,13 @@ class RelativeDirectory(Rule):
         everything = list(_all_nodes(ctx.loaded.nodes))
         root_known = any(isinstance(n, Directive) and n.lname == "serverroot" and n.args
                          for n in everything)
-        document_roots = {_join(server_root, n.args[0]) for n in everything
+        document_roots = {server_root_relative(n.args[0], server_root) for n in everything
                           if isinstance(n, Directive) and n.lname == "documentroot"
                           and n.args}
         for node in relative:
             path = node.args[0]
-            matched = _from_slash(path)
-            meant = _join(server_root, path)
+            matched = directory_section_path(path)
+            meant = server_root_relative(path, server_root)
             written = f"<Directory {_quoted(path)}>"
             if "${" in node.raw:
                 written += " (after ${…} expansion)"
@@ -126,18 +127,6 @@ def _all_nodes(nodes: list[Node]) -> Iterator[Node]:
         yield node
         if isinstance(node, Section):
             yield from node.walk()
-
-
-def _from_slash(path: str) -> str:
-    """``apr_filepath_merge`` of a relative path onto ``/``, with the ``/`` dirsection adds."""
-    merged = posixpath.normpath("/" + path)
-    return merged if merged.endswith("/") else merged + "/"
-
-
-def _join(server_root: str, path: str) -> str:
-    """``ap_server_root_relative``, normalised for comparison."""
-    joined = posixpath.normpath(posixpath.join(server_root, path))
-    return "/" if joined == "//" else joined
 
 
 def _quoted(path: str) -> str:
