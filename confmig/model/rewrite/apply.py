@@ -188,17 +188,29 @@ def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
 
 
 def _conditions_checker(conds: list[Condition]) -> CondCheck:
-    """A rule's conditions as one function of the state (no trace), made once per rule: the
-    usual single plain condition without :func:`_conditions_hold`'s loop."""
+    """A rule's conditions as one function of the state (no trace), made once per rule:
+    without ``[OR]``, :func:`_conditions_hold`'s loop reduced to what such a list needs."""
     if not conds:
         return _always
-    if len(conds) > 1 or conds[0].ornext:
+    if any(c.ornext for c in conds):
         return lambda st: _conditions_hold(conds, st)
-    c = conds[0]
-    check = c.check
-    if check is None:
-        check = c.check = _checker(c)
-    novary = c.novary
+    checks = []
+    for c in conds:
+        if c.check is None:
+            c.check = _checker(c)
+        checks.append((c.check, c.novary))
+    if len(checks) > 1:
+        def every(st: EvalState) -> bool:
+            for check, novary in checks:
+                if not check(st):
+                    return False
+                if st.vary_this:
+                    if not novary:
+                        st.vary.extend(st.vary_this)
+                    st.vary_this = []
+            return True
+        return every
+    check, novary = checks[0]
 
     def single(st: EvalState) -> bool:
         if not check(st):
