@@ -158,22 +158,11 @@ def _absolute(path: str, server_root: str) -> str:
     return paths.server_root_relative(path, server_root)
 
 
-# The working directory of a daemonised Apache when it reads its configuration.
-APACHE_WORKING_DIRECTORY = "/"
-
-
 def directory_section_path(path: str) -> str:
-    """A non-regex ``<Directory>`` path as Apache matches it (no trailing ``/``).
-
-    ``dirsection`` (server/core.c) merges it with ``apr_filepath_merge(…, NULL, path, …)``:
-    no root, so a relative path is taken from the process's working directory — ``/`` once
-    Apache daemonises (``apr_proc_detach`` does ``chdir("/")``) — *not* from ServerRoot;
-    ``..`` above ``/`` stays ``/``.  CTX008 reports such paths; everything else in the
-    linter sees the section where Apache applies it.  (The same resolution as
-    ``resolve_directory`` in confmig/convert/httpd/layout.py, kept here so the linter does
-    not import the converter.)
-    """
-    return _norm(os.path.join(APACHE_WORKING_DIRECTORY, path))
+    """A non-regex ``<Directory>`` path as Apache matches it (no trailing ``/``): from ``/``,
+    not ServerRoot (:mod:`confmig.load.paths`; CTX008 reports such paths, everything else in
+    the linter sees the section where Apache applies it)."""
+    return _norm(paths.directory_section_path(path))
 
 
 def _dir_sections(nodes: list[Node], order_base: int = 0) -> list[_DirSection]:

@@ -261,27 +261,56 @@ def lint_paths(
 ) -> LintResult:
     """Lint each PATH (docroot, access file or server config) with ``config`` in force.
 
+    What a PATH is linted as (:func:`path_kind`):
+
+    * a directory is a docroot: every access file in it (``.htaccess``, or the
+      AccessFileName of ``config``);
+    * a file that is ``config`` itself or one of the files it Includes is linted as that
+      server config, once, whatever else the command line names: ``config`` (or any PATH
+      that is it) stands for all its files, an Included file alone for that file only (read
+      in place: ServerRoot, Defines, ``<VirtualHost>`` and modules of ``config``);
+    * another file named like an access file (``.htaccess``, ``htaccess.txt``,
+      ``site.htaccess``, or the AccessFileName of ``config``) is an access file;
+    * any other file is a server config of its own: the rule lint uses without
+      ``config``.
+
     ``use_cache`` overrides the ``cache`` setting; ``jobs`` caps the process pool
     (default: the CPUs this process may use; 1 disables it).
     """
     if settings is None:
         settings = load_settings(Path(paths[0]) if paths else None)
     rules = enabled_rules(settings)
-    env = make_environment(config, set(defines))
+    defines = set(defines)
+    env = make_environment(config, defines)
     result = LintResult(notes=list(env.notes))
     suppressions: dict[str, list[Suppression]] = {}
     raw: list[Finding] = []
     cache_on = settings.cache if use_cache is None else use_cache
+    config_files = _config_files(env)
+    asked = {real for p in paths if (real := _real(p)) in config_files and Path(p).is_file()}
+    # The config itself stands for all its files; otherwise only the Included files named.
+    main = _real(env.config_path) if env.config_path is not None else None
+    only = None if main in asked else asked
+    # Read it as the command line spells it (the same names as `confmig lint CONFIG`).
+    spelled = next((Path(p) for p in paths if _real(p) == main), env.config_path)
+    config_linted = False
     for path in paths:
         path = Path(path)
-        if path.is_dir():
+        kind = path_kind(path, env, config_files)
+        if kind == "docroot":
             raw += _lint_docroot(path, env, rules, settings, result, suppressions,
                                  cache_on, jobs, on_directory)
-        elif path.is_file() and (looks_like_access_file(path) or env.server is not None):
+        elif kind == "config":
+            if not config_linted:
+                assert spelled is not None
+                raw += _lint_server(Path(spelled), env, rules, result, suppressions,
+                                    defines, only)
+                config_linted = True
+        elif kind == "htaccess":
             raw += _lint_access_files(path, [path], env, rules, settings, result,
                                       suppressions, cache_on, jobs, None)
-        elif path.is_file():
-            raw += _lint_server(path, env, rules, result, suppressions)
+        elif kind == "server":
+            raw += _lint_server(path, env, rules, result, suppressions, defines)
         else:
             result.errors.append(f"{path}: no such file or directory")
     known = [cls.code for cls in all_rules()]
@@ -289,6 +318,34 @@ def lint_paths(
     kept = [f for f in kept if not settings.ignored_for_file(f.code, f.file)]
     result.findings = sort_findings(kept)
     return result
+
+
+def path_kind(path: Path, env: Environment, config_files: set[str] | None = None) -> str:
+    """What a PATH given to :func:`lint_paths` is linted as: ``docroot``, ``config`` (the
+    ``--config`` file or one it Includes), ``htaccess``, ``server`` (a config of its own)
+    or ``missing``."""
+    if path.is_dir():
+        return "docroot"
+    if not path.is_file():
+        return "missing"
+    if config_files is None:
+        config_files = _config_files(env)
+    if _real(path) in config_files:
+        return "config"
+    if looks_like_access_file(path) or path.name in access_names(env.server):
+        return "htaccess"
+    return "server"
+
+
+def _real(path: str | Path) -> str:
+    return os.path.realpath(path)
+
+
+def _config_files(env: Environment) -> set[str]:
+    """The real paths of the ``--config`` file and every file it Includes."""
+    if env.server is None or env.config_path is None:
+        return set()
+    return {_real(env.config_path)} | {_real(p) for p in env.server.files}
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
@@ -387,11 +444,17 @@ def _open_cache(settings: Settings, env: Environment, linted: Path) -> LintCache
 
 
 def _lint_server(path: Path, env: Environment, rules: list[Rule], result: LintResult,
-                 suppressions: dict[str, list[Suppression]]) -> list[Finding]:
-    loaded = load_config(path, defines=set(env.state.defines))
+                 suppressions: dict[str, list[Suppression]], defines: set[str],
+                 only: set[str] | None = None) -> list[Finding]:
+    """Lint a server config and its Includes (``defines``: the ``-D`` names, not those the
+    ``--config`` Defines).  ``only``: the real paths of the files to report on (the others
+    are read, as Apache reads them, but not reported); None: all of them."""
+    loaded = load_config(path, defines=set(defines))
     contexts = server_contexts(env, loaded)
     out: list[Finding] = []
     for ctx in contexts:
+        if only is not None and _real(ctx.path) not in only:
+            continue
         result.files.append(ctx.path)
         out += run_file_rules(rules, ctx)
         found = parse_suppressions(ctx.lines)
@@ -402,7 +465,10 @@ def _lint_server(path: Path, env: Environment, rules: list[Rule], result: LintRe
         lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
                                assumed_defaults=False, server=loaded, registry=env.registry,
                                modules=loaded.state.modules, notes=result.notes)
-        out += run_tree_rules(rules, lint_ctx)
+        tree = run_tree_rules(rules, lint_ctx)
+        if only is not None:
+            tree = [f for f in tree if _real(f.file) in only]
+        out += tree
     return out
 
 

@@ -10,6 +10,7 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.perf.lookups import deepest_directory, lookups, parts
 from confmig.lint.rules.rw.scopes import walk_directives
+from confmig.load.paths import server_root_relative
 from confmig.syntax import Directive, Node
 
 # Report a tree once a request at its bottom costs this many .htaccess open attempts.
@@ -60,7 +61,9 @@ class DeepHtaccessLookups(Rule):
         server_root = str(ctx.loaded.state.server_root)
         layout = _layout(ctx.loaded.nodes, server_root)
         for root in _document_roots(ctx.loaded.nodes):
-            docroot = os.path.normpath(root.args[0])
+            # ap_server_root_relative, as the layout reads it: `DocumentRoot site` is
+            # <ServerRoot>/site, not `site`.
+            docroot = server_root_relative(root.args[0], server_root)
             above = [d for d in _above(docroot) if not layout.overrides_for(d).none]
             if not above:
                 continue
@@ -114,10 +117,10 @@ class DeepHtaccessLookups(Rule):
             top = min(ctx.access_files, key=lambda f: len(parts(f.directory or "/")))
             top_real = os.path.realpath(os.path.dirname(top.path))
             if top.directory and top.directory != top_real:
-                server_root = os.path.normpath(
+                server_docroot = os.path.normpath(
                     os.path.join(top.directory, os.path.relpath(real_root, top_real)))
                 rel = os.path.relpath(real_deepest, real_root)
-                return os.path.normpath(os.path.join(server_root, rel)), server_root
+                return os.path.normpath(os.path.join(server_docroot, rel)), server_docroot
         return real_deepest, real_root
 
 
