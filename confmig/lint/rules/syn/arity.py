@@ -1,16 +1,34 @@
-"""How many arguments common directives take, and what Apache says when they do not.
+"""How many arguments directives take, and what Apache says when they do not.
 
-Each entry is the directive's ``command_rec`` type in httpd 2.4 (TAKE1, TAKE12,
-ITERATE, FLAG …) written as (min, max); ``max=None`` is unbounded.  ``extra``
-says what Apache does with words past ``max``: ``"error"`` (the directive fails:
-500 in .htaccess, no start in a server config) or ``"ignored"`` (FLAG and
+Apache checks a directive's argument count in ``server/config.c`` (``invoke_cmd``) by its
+``command_rec`` type -- TAKE1, TAKE12, ITERATE, FLAG ... -- with fixed messages
+("X takes one argument, <help>").  ``arity.json`` beside this file holds that type, the
+counts it lets through and Apache's message for every directive of the registry whose module
+Debian ships, *measured* on a real Apache by ``tools/probe_arity.py`` (its header names the
+version).  Each entry here is (min, max) with ``max=None`` unbounded; ``extra`` says what
+Apache does with words past ``max``: ``"error"`` (the directive fails: 500 in .htaccess, no
+start in a server config) or ``"ignored"`` (FLAG reads one word and drops the rest;
 mod_rewrite's RewriteRule/RewriteCond read what they need and drop the rest).
-Messages are Apache's own, checked on Apache 2.4 (tests/lint/test_apache_truth.py).
+
+RAW_ARGS (and TAKE_ARGV) directives get their arguments unchecked: the module's own handler
+judges them, so the probe cannot tell their counts.  :data:`HAND` writes down the ones worth
+checking, from the handler's source, with the messages the probe saw (``seen`` in
+arity.json); those .htaccess may carry are re-checked on Apache by
+tests/lint/test_apache_truth.py and tests/lint/test_arity.py, the server-only ones were
+checked with ``apache2 -t`` when written.  NB: httpd's ``AP_INIT_NO_ARGS`` declares RAW_ARGS,
+so "no arguments" directives (SSLRequireSSL ...) silently accept any; they are not checked.
+
+A quoted empty word ``""`` is a missing word to config.c where it requires one
+(``AuthName ""`` fails), and ends an ITERATE loop (:func:`_config_c`).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,110 +37,208 @@ class Arity:
     max: int | None
     message: str                  # Apache's error text; {args} is the argument line
     extra: str = "error"          # "error" or "ignored"
+    type: str = "RAW_ARGS"        # config.c's args_how as measured (RAW_ARGS: by hand)
+    few: tuple[str, ...] = ()     # a handler's own message for 0, 1, ... arguments (< min)
+
+    def judge(self, args: list[str]) -> str | None:
+        """``"error"``, ``"ignored"`` (Apache drops some words) or None for *args*."""
+        if self.type in _CONFIG_C:
+            return _config_c(self.type, args)
+        n = len(args)
+        if n < self.min:
+            return "error"
+        return self.extra if self.max is not None and n > self.max else None
+
+    def ignored(self, args: list[str]) -> list[str]:
+        """The words Apache reads past and drops (when :meth:`judge` says "ignored")."""
+        if self.type in ("ITERATE", "ITERATE2"):
+            start = 1 if self.type == "ITERATE2" else 0
+            empty = args.index("", start) if "" in args[start:] else len(args)
+            return args[empty + 1:]
+        return args[self.max:] if self.max is not None else []
+
+    def message_for(self, args: list[str]) -> str:
+        n = len(args)
+        text = self.few[n] if n < min(self.min, len(self.few)) else self.message
+        return text.format(args=" ".join(args))
 
 
-def _take1(name: str, what: str) -> Arity:
-    return Arity(1, 1, f"{name} takes one argument, {what}")
+_CONFIG_C = frozenset({"NO_ARGS", "TAKE1", "TAKE2", "TAKE3", "TAKE12", "TAKE23", "TAKE123",
+                       "TAKE13", "ITERATE", "ITERATE2", "FLAG"})
 
 
-def _take2(name: str, what: str) -> Arity:
-    return Arity(2, 2, f"{name} takes two arguments, {what}")
+def _config_c(kind: str, args: list[str]) -> str | None:
+    """What ``invoke_cmd`` (server/config.c) does with these words for an args_how *kind*:
+    ``"error"`` (its fixed message), ``"ignored"`` (it stops reading: FLAG after the value,
+    ITERATE/ITERATE2 at an empty word ``""``) or None.  A word may be an empty quoted string:
+    ``ap_getword_conf`` returns ``""`` for it, which config.c takes for a missing word where
+    one is required (``AuthName ""`` fails, ``SetEnv FOO ""`` does not)."""
+    n = len(args)
+
+    def given(i: int) -> bool:
+        return i < n and args[i] != ""
+
+    if kind == "NO_ARGS":
+        bad = n > 0
+    elif kind == "TAKE1":
+        bad = n != 1 or not given(0)
+    elif kind == "TAKE2":
+        bad = n != 2 or not (given(0) and given(1))
+    elif kind == "TAKE3":
+        bad = n != 3 or not (given(0) and given(1) and given(2))
+    elif kind == "TAKE12":
+        bad = n > 2 or not given(0)
+    elif kind == "TAKE23":
+        bad = n > 3 or not (given(0) and given(1))
+    elif kind == "TAKE123":
+        bad = n > 3 or not given(0)
+    elif kind == "TAKE13":
+        bad = n > 3 or not given(0) or (n == 2 and given(1))
+    elif kind == "ITERATE":
+        if not given(0):
+            return "error"
+        return "ignored" if "" in args and args.index("") < n - 1 else None
+    elif kind == "ITERATE2":
+        if not given(0) or n < 2:
+            return "error"
+        rest = args[1:]
+        return "ignored" if "" in rest and rest.index("") < len(rest) - 1 else None
+    else:  # FLAG: the value itself is SYN004's business
+        return "error" if n == 0 else "ignored" if n > 1 else None
+    return "error" if bad else None
 
 
-def _iterate(name: str, what: str) -> Arity:
-    return Arity(1, None, f"{name} requires at least one argument, {what}")
+@cache
+def measured() -> dict[str, dict[str, Any]]:
+    """arity.json's entries (lower-case name -> type, min, max, message, extra, ...)."""
+    text = resources.files(__package__).joinpath("arity.json").read_text(encoding="utf-8")
+    return json.loads(text)["directives"]
 
 
-def _iterate2(name: str, what: str) -> Arity:
-    return Arity(2, None, f"{name} requires at least two arguments, {what}")
+@cache
+def measured_meta() -> dict[str, Any]:
+    text = resources.files(__package__).joinpath("arity.json").read_text(encoding="utf-8")
+    return json.loads(text)["_meta"]
 
 
-_EXT = "followed by one or more file extensions"
+def measured_type(name: str) -> str | None:
+    """Apache's args_how for *name* as probed (``"FLAG"``, ``"TAKE1"``, ``"RAW_ARGS"``,
+    ``"unknown"``), or None when it was not probed."""
+    entry = measured().get(name.lower())
+    return entry["type"] if entry is not None else None
 
-ARITY: dict[str, Arity] = {a_name.lower(): a for a_name, a in {
+
+def _from_json(entry: dict[str, Any]) -> Arity | None:
+    if entry["type"] in ("RAW_ARGS", "unknown") or entry["message"] is None:
+        return None
+    return Arity(entry["min"], entry["max"], entry["message"].replace("{", "{{")
+                 .replace("}", "}}"), entry["extra"], entry["type"])
+
+
+def _few(name: str, *what: str) -> tuple[str, ...]:
+    return tuple(f"Missing {w} for {name}" for w in what)
+
+
+# Hand-checked RAW_ARGS directives, from their handlers (httpd 2.4 source); each message is
+# what the probe saw.  They override arity.json, where these are RAW_ARGS without counts.
+HAND: dict[str, Arity] = {a_name.lower(): a for a_name, a in {
+    # mod_rewrite parses pattern, substitution and [flags] itself and drops what follows.
     "RewriteRule": Arity(2, 3, "RewriteRule: bad argument line '{args}'", "ignored"),
     "RewriteCond": Arity(2, 3, "RewriteCond: bad argument line '{args}'", "ignored"),
-    "RewriteBase": _take1("RewriteBase", "the base URL of the per-directory context"),
-    "RewriteOptions": _iterate("RewriteOptions", "List of option strings to set"),
-    "Redirect": Arity(1, 3, "Redirect takes one, two or three arguments, an optional status, "
-                            "then document to be redirected and destination URL"),
-    "RedirectMatch": Arity(2, 3, "RedirectMatch takes two or three arguments, an optional "
-                                 "status, then a regular expression and destination URL"),
-    "RedirectPermanent": _take2("RedirectPermanent",
-                                "a document to be redirected, then the destination URL"),
-    "RedirectTemp": _take2("RedirectTemp",
-                           "a document to be redirected, then the destination URL"),
-    "ErrorDocument": _take2("ErrorDocument", "Change responses for HTTP errors"),
-    "AddType": _iterate2("AddType", f"a mime type {_EXT}"),
-    "AddHandler": _iterate2("AddHandler", f"a handler name {_EXT}"),
-    "AddCharset": _iterate2("AddCharset", f"a charset (e.g., iso-2022-jp), {_EXT}"),
-    "AddEncoding": _iterate2("AddEncoding", f"an encoding (e.g., gzip), {_EXT}"),
-    "AddLanguage": _iterate2("AddLanguage", f"a language (e.g., fr), {_EXT}"),
-    "AddOutputFilter": _iterate2("AddOutputFilter",
-                                 f"output filter name {_EXT}"),
-    "AddOutputFilterByType": Arity(2, None, "AddOutputFilterByType requires at least two "
-                                            "arguments"),
-    "RemoveHandler": _iterate("RemoveHandler", "one or more file extensions"),
-    "RemoveType": _iterate("RemoveType", "one or more file extensions"),
-    "AddDefaultCharset": _take1("AddDefaultCharset", "The name of the default charset to add "
-                                "to any Content-Type without one or 'Off' to disable"),
-    "DefaultLanguage": _take1("DefaultLanguage", "language to use for documents with no other "
-                              "language file extension"),
-    "ExpiresByType": _take2("ExpiresByType", "a MIME type followed by an expiry date code"),
-    "ExpiresDefault": _take1("ExpiresDefault", "an expiry date code"),
-    "SetEnv": Arity(1, 2, "SetEnv takes 1-2 arguments, an environment variable name and "
-                          "optional value to pass to CGI."),
-    "UnsetEnv": _iterate("UnsetEnv", "a list of variables to remove from the CGI environment."),
-    "SetEnvIf": Arity(2, None, "Missing regular expression for SetEnvIf"),
-    "SetEnvIfNoCase": Arity(2, None, "Missing regular expression for SetEnvIfNoCase"),
-    "BrowserMatch": Arity(2, None, "Missing regular expression for BrowserMatch"),
-    "Order": _take1("order", "'allow,deny', 'deny,allow', or 'mutual-failure'"),
-    "Allow": _iterate2("allow", "'from' followed by hostnames or IP-address wildcards"),
-    "Deny": _iterate2("deny", "'from' followed by hostnames or IP-address wildcards"),
-    "Satisfy": _take1("Satisfy", "access policy if both allow and require used "
-                                 "('all' or 'any')"),
+    # mod_setenvif: header, regex, then at least one variable ("Missing envariable
+    # expression"); BrowserMatch implies the User-Agent header.
+    "SetEnvIf": Arity(3, None, "Missing envariable expression for SetEnvIf",
+                      few=_few("SetEnvIf", "header-field name", "regular expression")),
+    "SetEnvIfNoCase": Arity(3, None, "Missing envariable expression for SetEnvIfNoCase",
+                            few=_few("SetEnvIfNoCase", "header-field name",
+                                     "regular expression")),
+    "BrowserMatch": Arity(2, None, "Missing envariable expression for BrowserMatch",
+                          few=_few("BrowserMatch", "regular expression")),
+    "BrowserMatchNoCase": Arity(2, None, "Missing envariable expression for BrowserMatchNoCase",
+                                few=_few("BrowserMatchNoCase", "regular expression")),
+    "SetEnvIfExpr": Arity(2, None, "Missing envariable expression for SetEnvIfExpr",
+                          few=_few("SetEnvIfExpr", "expression")),
+    # mod_authz_core: the first word names a provider.
     "Require": Arity(1, None, "Unknown Authz provider: "),
-    "FallbackResource": _take1("FallbackResource", "Set a default handler"),
-    "SetHandler": _take1("SetHandler", "a handler name that overrides any other configured "
-                                       "handler"),
-    "ForceType": _take1("ForceType", "a mime type that overrides other configured type"),
-    "AuthType": _take1("AuthType", 'an HTTP authorization type (e.g., "Basic")'),
-    "AuthName": _take1("AuthName", 'the authentication realm (e.g. "Members Only")'),
-    "AuthUserFile": Arity(1, 2, "AuthUserFile takes one argument, text file containing user "
-                                "IDs and passwords"),
-    "IndexIgnore": _iterate("IndexIgnore", "one or more file extensions"),
-    "AcceptPathInfo": _take1("AcceptPathInfo", "Set to on or off for PATH_INFO to be accepted "
-                             "by handlers, or default for the per-handler preference"),
-    "LimitRequestBody": _take1("LimitRequestBody", "Limit (in bytes) on maximum size of "
-                               "request message body"),
-    "AllowOverride": Arity(1, None, "AllowOverride requires at least one argument"),
-    "DocumentRoot": _take1("DocumentRoot", "Root directory of the document tree"),
-    "ServerName": _take1("ServerName", "The hostname and port of the server"),
+    # TAKE_ARGV, counted by the handler (server/listen.c).
+    "Listen": Arity(1, 2, "Listen requires 1 or 2 arguments."),
+    # Handlers that refuse an empty argument line.
+    "UserDir": Arity(1, None, "UserDir requires an argument."),
+    # (without arguments these read an uninitialised pointer: the worker may crash instead)
+    "SessionCookieName": Arity(1, None, "SessionCookieName cannot be empty, or contain '=' or "
+                                        "'&'."),
+    "SessionCookieName2": Arity(1, None, "SessionCookieName2 cannot be empty, or contain '=' "
+                                         "or '&'."),
+    "SessionDBDCookieName": Arity(1, None, "SessionDBDCookieName requires at least one "
+                                           "argument!"),
+    "SessionDBDCookieName2": Arity(1, None, "SessionDBDCookieName2 requires at least one "
+                                            "argument!"),
+    "Error": Arity(1, None, "The Error directive was used with no message."),
+    "AllowMethods": Arity(1, None, "AllowMethods: No method or 'reset' keyword given"),
+    "Mutex": Arity(1, None, "Mutex requires at least a mechanism argument (Mutex mechanisms "
+                            "are: 'none', 'default', 'flock:/path/to/file', "
+                            "'fcntl:/path/to/file', 'file:/path/to/file', 'pthread', "
+                            "'sysvsem', 'posixsem', 'sem')"),
+    "RemoteIPProxyProtocolExceptions": Arity(1, None, "RemoteIPProxyProtocolExceptions "
+                                                      "requires an argument"),
+    "ProxyHCExpr": Arity(1, None, "Missing expression name for ProxyHCExpr"),
+    "ProxyHCTemplate": Arity(1, None, "Missing template name for ProxyHCTemplate"),
+    "AuthnzFcgiCheckAuthnProvider": Arity(1, None, "AuthnzFcgiCheckAuthnProvider: No provider "
+                                                   "given"),
+    "AuthnzFcgiDefineProvider": Arity(1, None, "AuthnzFcgiDefineProvider: No type given"),
+    "MDomain": Arity(1, None, "needs at least one domain name"),
+    "MDPrivateKeys": Arity(1, None, "needs to specify the private key type"),
+    "SSLCARevocationCheck": Arity(1, None, "SSLCARevocationCheck: Invalid argument ''"),
+    "SSLProxyCARevocationCheck": Arity(1, None, "SSLProxyCARevocationCheck: Invalid argument "
+                                                "''"),
+    "SSLOCSPEnable": Arity(1, None, "SSLOCSPEnable: Invalid argument ''"),
 }.items()}
 
 
-def header_problem(args: list[str]) -> str | None:
-    """``Header``/``RequestHeader`` argument check (mod_headers' ``header_cmd``)."""
+def _table() -> dict[str, Arity]:
+    out = {}
+    for lname, entry in measured().items():
+        arity = _from_json(entry)
+        if arity is not None:
+            out[lname] = arity
+    out.update(HAND)
+    return out
+
+
+# Every directive with a known count: measured, then the hand-checked overrides.
+ARITY: dict[str, Arity] = _table()
+
+_HEADER_ACTIONS = ("add", "set", "setifempty", "append", "merge", "unset", "echo", "note",
+                   "edit", "edit*")
+
+
+def header_problem(args: list[str], name: str = "Header") -> str | None:
+    """``Header``/``RequestHeader`` argument check (mod_headers' ``header_cmd`` and
+    ``header_inout_cmd``, in their order)."""
     words = list(args)
-    if words and words[0].lower() in ("always", "onsuccess"):
+    if name.lower() == "header" and words and words[0].lower() in ("always", "onsuccess"):
         words = words[1:]
-    if not words:
-        return "Header requires three arguments"
-    action, rest = words[0].lower(), words[1:]
-    if action in ("edit", "edit*"):
-        if len(rest) < 3:
-            return "Header edit requires a match and a substitution"
-        return None if len(rest) <= 4 else "Header has too many arguments"
+    action, rest = (words[0].lower(), words[1:]) if words else ("", [])
     if len(rest) > 4:
-        return "Too many arguments to directive"
-    if action in ("unset", "echo"):
-        return None if len(rest) <= 1 else f"Unknown parameter: {rest[1]}"
-    if len(rest) < 2:
-        return "Header requires three arguments"
+        return f"{name} has too many arguments"
+    if action not in _HEADER_ACTIONS:
+        return ("first argument must be 'add', 'set', 'setifempty', 'append', 'merge', "
+                "'unset', 'echo', 'note', 'edit', or 'edit*'.")
+    if action in ("edit", "edit*"):
+        return "Header edit requires a match and a substitution" if len(rest) < 3 else None
     if len(rest) == 4:
         return "Too many arguments to directive"
-    if len(rest) == 3 and not rest[2].lower().startswith(("env=", "expr=", "early")):
-        return f"Unknown parameter: {rest[2]}"
+    if action in ("unset", "echo"):  # header [condition]
+        if len(rest) == 3:
+            return ("header unset takes two arguments" if action == "unset"
+                    else "Header echo takes two arguments")
+        clause = rest[1] if len(rest) == 2 else None
+    elif len(rest) < 2:
+        return "Header requires three arguments"
+    else:
+        clause = rest[2] if len(rest) == 3 else None
+    if clause is not None and not clause.lower().startswith(("env=", "expr=", "early")):
+        return f"Unknown parameter: {clause}"
     return None
 
 
@@ -130,22 +246,31 @@ def arity_problem(name: str, args: list[str]) -> tuple[str, str] | None:
     """(``"error"`` or ``"ignored"``, Apache's message) when ``args`` do not fit ``name``."""
     lname = name.lower()
     if lname in ("header", "requestheader"):
-        problem = header_problem(args)
+        problem = header_problem(args, "RequestHeader" if lname == "requestheader" else "Header")
         return ("error", problem) if problem else None
     arity = ARITY.get(lname)
     if arity is None:
         return None
-    n = len(args)
-    if n < arity.min:
-        return "error", arity.message.format(args=" ".join(args))
-    if arity.max is not None and n > arity.max:
-        return arity.extra, arity.message.format(args=" ".join(args))
-    return None
+    kind = arity.judge(args)
+    return (kind, arity.message_for(args)) if kind is not None else None
 
 
-def is_flag(syntax: str | None) -> bool:
-    """A FLAG directive: the manual's syntax is ``Name On|Off`` and nothing else."""
+def is_flag(syntax: str | None, name: str | None = None) -> bool:
+    """An On/Off directive: Apache's FLAG type (measured), or the manual's syntax is
+    ``Name On|Off`` and nothing else (some of those are TAKE1 with a handler that wants
+    on/off, such as EnableSendfile)."""
+    if name is not None and measured_type(name) == "FLAG":
+        return True
     if not syntax:
         return False
     words = syntax.split()
     return len(words) == 2 and words[1].lower() == "on|off"
+
+
+def reads_one_word(syntax: str | None, name: str) -> bool:
+    """Whether Apache reads one word of *name* and ignores the rest (a FLAG).  The measured
+    type decides; the manual's ``On|Off`` syntax only when *name* was not measured."""
+    kind = measured_type(name)
+    if kind not in (None, "unknown"):
+        return kind == "FLAG"
+    return is_flag(syntax)

@@ -36,7 +36,7 @@ class InvalidOnOff(Rule):
             if value.lower() in ("on", "off") or "${" in value:
                 continue
             info = ctx.info(node)
-            if info is None or not is_flag(getattr(info, "syntax", None)):
+            if info is None or not is_flag(getattr(info, "syntax", None), node.name):
                 continue
             if not ctx.module_loaded(info):
                 continue  # SYN003 says the module is missing

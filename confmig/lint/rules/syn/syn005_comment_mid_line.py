@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.syn.arity import arity_problem, is_flag
+from confmig.lint.rules.syn.arity import arity_problem, reads_one_word
 from confmig.lint.rules.syn.comments import comment_start
 from confmig.syntax import Directive
 from confmig.syntax.words import split_words
@@ -59,8 +59,8 @@ class CommentMidLine(Rule):
         if node.lname in ("rewriterule", "rewritecond") and len(before) == 2:
             return True  # the '#' word lands where the [flags] go: "bad flag delimiters"
         info = ctx.info(node)
-        if info is not None and is_flag(getattr(info, "syntax", None)):
-            return False  # a flag reads one word and ignores the rest
+        if info is not None and reads_one_word(getattr(info, "syntax", None), node.name):
+            return False  # a FLAG reads one word and ignores the rest
         problem = arity_problem(node.name, node.args)
         return problem is not None and problem[0] == "error" and \
             arity_problem(node.name, before) is None
