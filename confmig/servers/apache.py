@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import signal
+import subprocess
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from confmig.servers.base import ConfigTestResult, ManagedServer, write_file
 from confmig.servers.binaries import ApacheBinary, find_apache
-from confmig.servers.errors import ServerConfigError
-from confmig.servers.net import LOOPBACK
+from confmig.servers.errors import ServerConfigError, ServerStartError
+from confmig.servers.net import LOOPBACK, wait_for_port
 from confmig.servers.process import worker_identity
 from confmig.servers.templating import render
 
@@ -229,3 +233,32 @@ def apache_config_test(
     server = ApacheServer(None, server_config=config_text, modules=modules, mpm=mpm,
                           defines=defines, binary=binary)
     return server.config_test()
+
+
+@contextmanager
+def daemonised(server: ApacheServer, cwd: str | os.PathLike[str]) -> Iterator[str]:
+    """Run *server*'s configuration the way init scripts do — ``apache2 -k start`` from *cwd*,
+    which detaches — and yield its base URL; the daemon is stopped by its pid file.
+
+    A detached Apache does ``chdir("/")`` before it reads its configuration for good, so a
+    relative ``<Directory>`` means something else than under ``-D FOREGROUND``
+    (:mod:`confmig.load.paths`).  The configuration must already be written and kept: run
+    ``with server: pass`` first on an ``ApacheServer(..., keep_dir=True)``, and remove
+    ``server.conf_path.parent`` afterwards.
+    """
+    conf = server.conf_path
+    pid_file = conf.parent / "run" / "httpd.pid"
+    pid_file.unlink(missing_ok=True)
+    subprocess.run([*server._base_argv(conf), "-k", "start"], cwd=cwd, check=True, timeout=30)
+    try:
+        if not wait_for_port(LOOPBACK, server.port, 10.0):
+            raise ServerStartError(f"daemonised Apache did not listen on port {server.port}")
+        yield f"http://{LOOPBACK}:{server.port}"
+    finally:
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
+            while pid_file.exists() and time.monotonic() < deadline + 10:
+                time.sleep(0.05)

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,7 @@ import pytest
 from confmig.load import load_path
 from confmig.model.evaluate import evaluate
 from confmig.model.request import Request
-from confmig.servers import ApacheServer, http_get, make_docroot, wait_for_port
+from confmig.servers import ApacheServer, daemonised, http_get, make_docroot
 
 pytestmark = pytest.mark.apache
 
@@ -40,28 +37,15 @@ def test_a_relative_directory_path_is_resolved_against_slash(apache_binary, tmp_
         with server:  # writes and checks the private config; we then run it as a daemon
             pass
         conf, port = server.conf_path, server.port
-        pid_file = conf.parent / "run" / "httpd.pid"
-        pid_file.unlink(missing_ok=True)
-        subprocess.run([str(server.binary.path), "-d", str(conf.parent), "-f", str(conf),
-                        "-k", "start"], cwd=started_in, check=True, timeout=30)
-        try:
-            assert wait_for_port("127.0.0.1", port, 10.0)
-            response = http_get(f"http://127.0.0.1:{port}", "/index.html")
-            assert response.status == 200
-            assert response.headers.get("X-Resolved") == "slash"
-            # The request model reads the same configuration the same way.
-            request = Request.from_url(f"http://127.0.0.1:{port}/index.html")
-            answer = evaluate(load_path(conf), request, trace=False)
-            assert answer.status == 200
-            assert answer.headers.get("X-Resolved") == "slash"
-        finally:
-            deadline = time.monotonic() + 10
-            while not pid_file.exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if pid_file.exists():
-                os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
-                while pid_file.exists() and time.monotonic() < deadline + 10:
-                    time.sleep(0.05)
+        with daemonised(server, started_in) as url:
+            response = http_get(url, "/index.html")
+        assert response.status == 200
+        assert response.headers.get("X-Resolved") == "slash"
+        # The request model reads the same configuration the same way.
+        answer = evaluate(load_path(conf),
+                          Request.from_url(f"http://127.0.0.1:{port}/index.html"), trace=False)
+        assert answer.status == 200
+        assert answer.headers.get("X-Resolved") == "slash"
     finally:
         if conf is not None:
             shutil.rmtree(conf.parent, ignore_errors=True)

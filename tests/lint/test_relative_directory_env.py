@@ -28,9 +28,8 @@ from confmig.lint.context import ServerLayout, directory_section_path, make_envi
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.testing import write_tree
-from confmig.servers import ApacheServer, http_get, make_docroot
+from confmig.servers import ApacheServer, daemonised, http_get, make_docroot
 from confmig.syntax import parse_text
-from tests.lint.rules.test_ctx008 import daemonised
 
 NO_CACHE = Settings(cache=False)
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"

@@ -199,28 +199,17 @@ def _conditions_checker(conds: list[Condition]) -> CondCheck:
         if c.check is None:
             c.check = _checker(c)
         checks.append((c.check, c.novary))
-    if len(checks) > 1:
-        def every(st: EvalState) -> bool:
-            for check, novary in checks:
-                if not check(st):
-                    return False
-                if st.vary_this:
-                    if not novary:
-                        st.vary.extend(st.vary_this)
-                    st.vary_this = []
-            return True
-        return every
-    check, novary = checks[0]
 
-    def single(st: EvalState) -> bool:
-        if not check(st):
-            return False
-        if st.vary_this:
-            if not novary:
-                st.vary.extend(st.vary_this)
-            st.vary_this = []
+    def every(st: EvalState) -> bool:
+        for check, novary in checks:
+            if not check(st):
+                return False
+            if st.vary_this:
+                if not novary:
+                    st.vary.extend(st.vary_this)
+                st.vary_this = []
         return True
-    return single
+    return every
 
 
 def _always(st: EvalState) -> bool:

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,7 +15,7 @@ from confmig.lint.config import Settings
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.testing import finds
-from confmig.servers import ApacheServer, http_get, make_docroot, wait_for_port
+from confmig.servers import ApacheServer, daemonised, http_get, make_docroot
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures"
 
@@ -145,28 +140,6 @@ def test_rule_command_prints_the_docs() -> None:
 
 
 # -- real Apache -------------------------------------------------------------------------------
-
-
-@contextmanager
-def daemonised(server: ApacheServer, cwd: Path) -> Iterator[str]:
-    """Run ``server``'s (already written) config the way init scripts do: ``-k start``, which
-    detaches; yields the base URL and stops the daemon by its pid file."""
-    conf = server.conf_path
-    pid_file = conf.parent / "run" / "httpd.pid"
-    pid_file.unlink(missing_ok=True)
-    subprocess.run([str(server.binary.path), "-d", str(conf.parent), "-f", str(conf),
-                    "-k", "start"], cwd=cwd, check=True, timeout=30)
-    try:
-        assert wait_for_port("127.0.0.1", server.port, 10.0)
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        deadline = time.monotonic() + 10
-        while not pid_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if pid_file.exists():
-            os.kill(int(pid_file.read_text().strip()), signal.SIGTERM)
-            while pid_file.exists() and time.monotonic() < deadline + 10:
-                time.sleep(0.05)
 
 
 @pytest.mark.apache
