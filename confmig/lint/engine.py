@@ -37,7 +37,9 @@ from confmig.lint.rule import Rule, all_rules
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
 from confmig.load.docroot import scan_docroot
-from confmig.load.workspace import access_names, looks_like_access_file
+from confmig.load.workspace import PathKind, access_names
+from confmig.load.workspace import config_files as load_config_files
+from confmig.load.workspace import path_kind as load_path_kind
 from confmig.syntax.parser import decode
 
 INTERNAL_CODE = "LINT000"
@@ -320,21 +322,14 @@ def lint_paths(
     return result
 
 
-def path_kind(path: Path, env: Environment, config_files: set[str] | None = None) -> str:
+def path_kind(path: Path, env: Environment, config_files: set[str] | None = None) -> PathKind:
     """What a PATH given to :func:`lint_paths` is linted as: ``docroot``, ``config`` (the
     ``--config`` file or one it Includes), ``htaccess``, ``server`` (a config of its own)
-    or ``missing``."""
-    if path.is_dir():
-        return "docroot"
-    if not path.is_file():
-        return "missing"
+    or ``missing`` — :func:`confmig.load.workspace.path_kind`, the rule ``confmig parse``
+    and ``explain`` follow too."""
     if config_files is None:
         config_files = _config_files(env)
-    if _real(path) in config_files:
-        return "config"
-    if looks_like_access_file(path) or path.name in access_names(env.server):
-        return "htaccess"
-    return "server"
+    return load_path_kind(path, env.server, config_files)
 
 
 def _real(path: str | Path) -> str:
@@ -343,9 +338,7 @@ def _real(path: str | Path) -> str:
 
 def _config_files(env: Environment) -> set[str]:
     """The real paths of the ``--config`` file and every file it Includes."""
-    if env.server is None or env.config_path is None:
-        return set()
-    return {_real(env.config_path)} | {_real(p) for p in env.server.files}
+    return load_config_files(env.server, env.config_path)
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

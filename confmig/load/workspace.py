@@ -3,9 +3,11 @@ and an optional server config, loaded into a :class:`Workspace`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from confmig.load.conditions import ReadState
 from confmig.load.config import LoadedConfig, load_config, load_htaccess
@@ -51,17 +53,55 @@ def access_names(server: LoadedConfig | None) -> list[str]:
     return names
 
 
+PathKind = Literal["docroot", "config", "htaccess", "server", "missing"]
+
+
+def config_files(server: LoadedConfig | None, config_path: str | Path | None) -> set[str]:
+    """The real paths of the ``--config`` file and of every file it Includes."""
+    if server is None or config_path is None:
+        return set()
+    return {os.path.realpath(config_path)} | {os.path.realpath(p) for p in server.files}
+
+
+def path_kind(path: Path, server: LoadedConfig | None = None,
+              config_paths: set[str] | frozenset[str] = frozenset()) -> PathKind:
+    """What a PATH named on the command line is, with ``--config`` ``server`` loaded (its
+    files' real paths in ``config_paths``, see :func:`config_files`) — the one rule of
+    ``confmig lint``, ``parse`` and ``explain``:
+
+    * ``docroot``: a directory (every access file in it);
+    * ``config``: the ``--config`` file itself or a file it Includes — part of that server
+      config, never an access file of its own;
+    * ``htaccess``: another file named like an access file (``.htaccess``,
+      ``htaccess.txt``, ``site.htaccess``, or the AccessFileName of ``server``);
+    * ``server``: any other file, a server config of its own (as without ``--config``);
+    * ``missing``: nothing there.
+    """
+    if path.is_dir():
+        return "docroot"
+    if not path.is_file():
+        return "missing"
+    if config_paths and os.path.realpath(path) in config_paths:
+        return "config"
+    if looks_like_access_file(path) or path.name in access_names(server):
+        return "htaccess"
+    return "server"
+
+
 def load_path(
     path: str | Path | None,
     config: str | Path | None = None,
     defines: set[str] | None = None,
     on_directory: Callable[[int], None] | None = None,
 ) -> Workspace:
-    """Load PATH the way the user means it.
+    """Load PATH the way the user means it (:func:`path_kind`, as ``confmig lint`` does).
 
     * a directory is a docroot: every access file in it;
-    * a file named like ``.htaccess`` is one access file;
-    * any other file is a server config (with its Includes).
+    * ``config`` itself or a file it Includes is that server config, loaded once;
+    * another file named like an access file (or the AccessFileName of ``config``) is one
+      access file;
+    * any other file is a server config of its own (with its Includes), read as without
+      ``config``.
     ``config`` is a server config whose AccessFileName, Defines and modules apply.
     """
     ws = Workspace()
@@ -73,14 +113,17 @@ def load_path(
     if path is None:
         return ws
     path = Path(path)
-    if path.is_dir():
+    kind = path_kind(path, ws.server, config_files(ws.server, config))
+    if kind == "docroot":
         ws.docroot = path
         ws.scan = scan_docroot(path, access_names(ws.server), on_directory)
         for access_file in ws.scan.access_files:
             ws.access[str(access_file)] = load_htaccess(access_file, ws.state)
-    elif path.is_file() and (looks_like_access_file(path) or config is not None):
+    elif kind == "config":
+        pass  # already loaded, Includes and all
+    elif kind == "htaccess":
         ws.access[str(path)] = load_htaccess(path, ws.state)
-    elif path.is_file():
+    elif kind == "server":
         ws.server = load_config(path, defines=defines)
         ws.state = ws.server.state
     else:

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
+from confmig.load.paths import directory_section_path
 from confmig.model.rewrite.parse import RewriteConfig
 from confmig.syntax import Directive, Node, Section
 
@@ -63,16 +64,19 @@ class Scope:
     def directory(self) -> str | None:
         """The directory whose prefix mod_rewrite strips, when there is a plain one.
 
-        That is an access file's directory or the path of a non-regex ``<Directory>``;
-        in ``<DirectoryMatch>``, ``<Files>`` or ``<Location>`` the section's "path" is
-        a pattern or URL that never prefixes a filename, so nothing is stripped.
+        That is an access file's directory or the path of a non-regex ``<Directory>`` as
+        Apache reads it (:func:`confmig.load.paths.directory_section_path`: a relative path
+        is taken from ``/``, with a trailing ``/`` — ``<Directory site>`` strips ``/site/``);
+        in ``<DirectoryMatch>``, ``<Directory ~>``, a wildcard ``<Directory>``, ``<Files>``
+        or ``<Location>`` the section's "path" is a pattern or URL that never prefixes a
+        filename, so nothing is stripped.
         """
         if self.kind == "htaccess":
             return self.file_directory
         if self.kind == "directory" and self.section is not None and self.section.args:
             path = self.section.args[0]
             if path != "~" and not any(c in path for c in "*?["):
-                return path
+                return directory_section_path(path)
         return None
 
     @property

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import os
-
 from confmig.lint.context import FileContext
 from confmig.lint.rules.rw.scopes import Scope, scopes
+from confmig.load.paths import directory_section_path
 
 
 def root_scopes(ctx: FileContext) -> list[Scope]:
-    """Scopes that are ``<Directory />`` (the whole filesystem)."""
+    """Scopes that are ``<Directory />`` (the whole filesystem) as Apache reads them:
+    ``//``, and the relative ``.``, ``..``, ``""`` — taken from ``/``, the working
+    directory of a daemonised Apache (:func:`directory_section_path`)."""
     out = []
     for scope in scopes(ctx):
         section = scope.section
         if scope.kind != "directory" or section is None or not section.args:
             continue
-        if section.args[0] != "~" and os.path.normpath(section.args[0]) in ("/", "//"):
+        if section.args[0] != "~" and directory_section_path(section.args[0]) == "/":
             out.append(scope)
     return out

@@ -10,6 +10,7 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.scopes import Scope, build_scopes, scopes, walk_directives
 from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
+from confmig.load.paths import server_root_relative
 from confmig.model.evaluate import evaluate, site_for
 from confmig.model.request import Request
 from confmig.syntax import Directive
@@ -79,8 +80,11 @@ class SensitiveFilesReachable(Rule):
             root = anchor[0].directory or "/"
             yield from self._partial(anchor[1], samples(root), access, server, "this file")
         elif not ctx.access_files and (docroot := _document_root(ctx)) is not None:
-            yield from self._partial(docroot, samples(docroot.args[0]), [], server,
-                                     "this server config")
+            assert ctx.server is not None
+            # ap_server_root_relative: `DocumentRoot site` is <ServerRoot>/site, the path
+            # the <Directory> sections are matched against.
+            root = server_root_relative(docroot.args[0], str(ctx.server.state.server_root))
+            yield from self._partial(docroot, samples(root), [], server, "this server config")
 
     def _partial(self, anchor: Directive, targets: list[Target],
                  access: list[tuple[str, list[Scope]]], server: list[Scope],
