@@ -134,6 +134,10 @@ class Evaluation:
         if self.trace:
             self.step("request", f"{req.method} {req.target} → {self.server.label}"
                                  f" (DocumentRoot {self.server.document_root})")
+            for s in self.server.directories:
+                if s.relative_path:
+                    self.step("walk", f"note: {s.label} is a relative path: Apache reads it as "
+                                      f"{s.match} (from /, not ServerRoot; lint CTX008)", s)
         path, sep, query = req.target.partition("?")  # Request.path and .query at once
         rnd = self.process_chain(path, query if sep else None, req.method, {})
         if rnd.status and rnd.carried and rnd.internal:

@@ -47,6 +47,9 @@ class ConfigSection:
     errors: list[tuple[Node, str]] = field(default_factory=list)
     nonfatal: list[tuple[Node, str]] = field(default_factory=list)
     inherited: tuple[AppliedDirective, ...] = ()  # a vhost's defaults: the main server's
+    # A <Directory> written with a relative path: as written (Apache reads it from /, not
+    # ServerRoot: confmig.load.paths), for the explanation to point the trap out.
+    relative_path: str = ""
 
     @property
     def core(self) -> CoreDir:

@@ -215,7 +215,8 @@ class _SiteBuilder:
                                   match=pattern, regex=regex, components=count_dirs(pattern))
         fn = fnmatch_regex(path) if is_fnmatch(path) else None
         return finish_section("directory", section_label(node), node, b, [], match=path,
-                              fnmatch=fn, components=0 if path == "/" else count_dirs(path))
+                              fnmatch=fn, components=0 if path == "/" else count_dirs(path),
+                              relative_path="" if pattern.startswith("/") else pattern)
 
     def location(self, node: Section) -> ConfigSection | None:
         found = self._pattern(node, "locationmatch")

@@ -109,3 +109,20 @@ def test_unmodelled_things_are_reported(tmp_path: Path) -> None:
 ])
 def test_fixup_vary(value: str, expected: str) -> None:
     assert fixup_vary(value) == expected
+
+
+def test_a_relative_directory_is_read_from_slash_and_the_explanation_says_so(
+        tmp_path: Path) -> None:
+    """``<Directory site>`` is ``/site/`` (confmig.load.paths; Apache-checked in
+    tests/convert/test_relative_directory_apache.py), not ``<ServerRoot>/site``: its
+    ``Require all denied`` does not reach the docroot, and the trace points the trap out."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "index.html").write_text("hi\n")
+    conf = tmp_path / "httpd.conf"
+    conf.write_text(f"ServerRoot {tmp_path}\nListen 127.0.0.1:8080\nDocumentRoot site\n"
+                    "<Directory site>\n    Require all denied\n</Directory>\n")
+    answer = evaluate(load_path(conf), Request.from_url("http://127.0.0.1:8080/index.html"))
+    assert answer.status == 200 and answer.file == "index.html"
+    notes = [s for s in answer.steps if "relative path" in s.message]
+    assert len(notes) == 1 and "reads it as /site/" in notes[0].message
+    assert (notes[0].file, notes[0].line) == (str(conf), 4)
