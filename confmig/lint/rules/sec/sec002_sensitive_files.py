@@ -10,9 +10,14 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.scopes import Scope, build_scopes, scopes, walk_directives
 from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
+from confmig.load import LoadedConfig
 from confmig.load.paths import server_root_relative
-from confmig.model.evaluate import evaluate, site_for
+from confmig.model.evaluate import Evaluation, evaluate, site_for
+from confmig.model.htaccess import AccessFiles
+from confmig.model.mapping import FileKind, StatCache, StatInfo
 from confmig.model.request import Request
+from confmig.model.site import Site, VirtualServer
+from confmig.model.site_builder import build_site
 from confmig.syntax import Directive
 
 
@@ -77,30 +82,31 @@ class SensitiveFilesReachable(Rule):
                               self.severity, self.fix)
             return
         if anchor is not None and len(ctx.access_files) == 1:
-            root = anchor[0].directory or "/"
-            yield from self._partial(anchor[1], samples(root), access, server, "this file")
+            targets = samples(anchor[0].directory or "/")
+            open_ = [t for t in targets if not protected(t, access, server)]
+            yield from self._partial(anchor[1], _holes(targets, open_), "this file")
         elif not ctx.access_files and (docroot := _document_root(ctx)) is not None:
             assert ctx.server is not None
             # ap_server_root_relative: `DocumentRoot site` is <ServerRoot>/site, the path
             # the <Directory> sections are matched against.
             root = server_root_relative(docroot.args[0], str(ctx.server.state.server_root))
-            yield from self._partial(docroot, samples(root), [], server, "this server config")
+            targets = samples(root)
+            holes = {t for sent in _sent(ctx.server, targets) for t in _holes(targets, sent)}
+            yield from self._partial(docroot, [t for t in targets if t in holes],
+                                     "this server config")
 
-    def _partial(self, anchor: Directive, targets: list[Target],
-                 access: list[tuple[str, list[Scope]]], server: list[Scope],
-                 where: str) -> Iterator[Finding]:
-        """Without a docroot to look into: report only a protection with holes in it —
-        some of the usual suspects denied, others not (a lone file that denies nothing
-        may well be protected elsewhere)."""
-        open_ = [t for t in targets if not protected(t, access, server)]
-        if not open_ or len(open_) == len(targets):
+    def _partial(self, anchor: Directive, holes: list[Target], where: str
+                 ) -> Iterator[Finding]:
+        """Without a docroot to look into: report only a protection with holes in it (see
+        :func:`_holes`)."""
+        if not holes:
             return
         note = ""
-        if any(t.shown.endswith("/") for t in open_):
+        if any(t.shown.endswith("/") for t in holes):
             note = (" (<Files>/<FilesMatch> only see the file name — HEAD, config — never "
                     "the .git directory)")
         yield self.finding(anchor, f"{where} denies some sensitive files but not "
-                                   f"{describe(open_)}{note}", severity=Severity.info)
+                                   f"{describe(holes)}{note}", severity=Severity.info)
 
 
 def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
@@ -112,6 +118,57 @@ def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
     site = site_for(ctx.workspace)
     return [t for t in candidates
             if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
+
+
+class _Only(StatCache):
+    """A filesystem holding nothing but ``files`` and their directories, for the request
+    model: the samples of a DocumentRoot we cannot look into (it may not even exist here),
+    with no .htaccess, symlink or other file that the machine running the linter has."""
+
+    def __init__(self, files: list[str]) -> None:
+        super().__init__()
+        self.files = {os.path.normpath(f) for f in files}
+        self.dirs = {"/"}
+        for f in self.files:
+            parent = os.path.dirname(f)
+            while parent not in self.dirs:
+                self.dirs.add(parent)
+                parent = os.path.dirname(parent)
+
+    def lstat(self, path: str) -> StatInfo | None:
+        path = os.path.normpath(path) if path else path
+        kind: FileKind | None = ("file" if path in self.files else
+                                 "dir" if path in self.dirs else None)
+        return None if kind is None else StatInfo(kind, kind, 0, 0, 1, 0.0)
+
+    def is_executable(self, path: str) -> bool:
+        return False
+
+
+def _holes(targets: list[Target], open_: list[Target]) -> list[Target]:
+    """``open_`` when some of the usual suspects are denied and others not; nothing when none
+    or all are open (a lone file that denies nothing may well be protected elsewhere)."""
+    return open_ if 0 < len(open_) < len(targets) else []
+
+
+def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
+    """For the main server and each ``<VirtualHost>`` serving the same DocumentRoot, the
+    targets whose own content Apache sends (2xx with that file), asked of the request model
+    over a filesystem holding just them (:class:`_Only`): the server config's sections
+    merged as Apache merges them (``<Directory /> Require all denied`` then ``<Directory
+    /var/www> Require all granted`` grants), rewrite rules, redirects, ``<If>``…"""
+    site = build_site(config)
+    site.stat = fs = _Only([t.path for t in targets])
+    site.access_files = AccessFiles(fs, site.state)
+    root = site.main.document_root
+    servers = [site.main, *(v for v in site.vhosts if v.document_root == root)]
+    return [[t for t in targets if _sends(site, server, t)] for server in servers]
+
+
+def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
+    answer = Evaluation(site, server, Request.from_url(target.url), trace=False).run()
+    return 200 <= answer.status < 300 and answer.filename is not None \
+        and os.path.normpath(answer.filename) == os.path.normpath(target.path)
 
 
 def _map(target: Target, ctx: LintContext) -> Target:
