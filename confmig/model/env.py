@@ -1,32 +1,68 @@
-"""The header_parser phase: mod_setenvif (``SetEnvIf``/``BrowserMatch`` against request
-attributes, headers or earlier variables) and mod_env (``SetEnv``/``UnsetEnv``)."""
+"""mod_setenvif (``SetEnvIf``/``BrowserMatch`` against request attributes, headers or earlier
+variables) and mod_env (``SetEnv``/``UnsetEnv``), each in the phase Apache runs it:
+
+* the server-level SetEnvIf entries (written outside any section) at ``post_read_request``,
+  before the URL is decoded or translated — so the server-context rewrite rules see them, and
+  ``Request_URI`` is the URL-path as sent;
+* the per-directory entries (``<Directory>``, ``<Location>``, ``<Files>``, .htaccess) at
+  ``header_parser``, after the directory walk;
+* SetEnv/UnsetEnv in mod_env's fixup, after mod_rewrite's and mod_alias's: neither
+  ``%{ENV:…}`` of a per-directory rule nor ``Require env`` sees them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.merge import EnvDir, SetEnvIfDir
+from confmig.model.merge import EnvDir, SetEnvIfDir, SetEnvIfEntry
 from confmig.model.round import Round
 
 if TYPE_CHECKING:
     from confmig.model.evaluate import Evaluation
 
 
-def header_parser(ev: Evaluation, rnd: Round) -> None:
-    """mod_setenvif's ``SetEnvIf*``/``BrowserMatch*``, then mod_env's ``SetEnv``/``UnsetEnv``."""
+def post_read_request(ev: Evaluation, rnd: Round, conf: SetEnvIfDir, raw_path: str) -> None:
+    """mod_setenvif's ``post_read_request`` hooks: the server config's entries, the
+    ``--early`` ones first; ``Request_URI`` is the path as the request line gave it."""
+    entries = conf.entries
+    if any(e.early for e in entries):
+        entries = (*[e for e in entries if e.early], *[e for e in entries if not e.early])
+    match_entries(ev, rnd, entries, raw_path)
+
+
+def header_parser(ev: Evaluation, rnd: Round, subrequest: bool) -> None:
+    """mod_setenvif's ``header_parser`` hook: the per-directory entries.  (A sub-request runs
+    none itself but inherits its parent's variables: the model, which starts it with no
+    variables, runs them all, the server-level ones first, as an approximation.)"""
     conf: SetEnvIfDir | None = rnd.config.get("setenvif")
-    if conf is not None:
-        headers = ev.request.headers
-        # Headers.get without its lower() (the entries' keys are lower-cased already).
-        items = getattr(headers, "_items", None)  # a Headers (not isinstance: an ABC, slow)
-        for entry in conf.entries:
-            # What the attribute names: a special request field, a header, or an
-            # earlier-set variable (None: nothing to match).
-            key = entry.key  # the attribute in lower case
+    if conf is None:
+        return
+    entries = conf.entries
+    server: SetEnvIfDir | None = ev.server.defaults.config.get("setenvif")
+    if server is not None and server.entries:
+        n = len(server.entries)
+        if not subrequest and len(entries) >= n and entries[n - 1] is server.entries[n - 1]:
+            entries = entries[n:]  # the merge puts the server's entries first
+    match_entries(ev, rnd, entries, rnd.uri)
+
+
+def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
+                  request_uri: str) -> None:
+    """``match_headers`` over *entries*."""
+    headers = ev.request.headers
+    # Headers.get without its lower() (the entries' keys are lower-cased already).
+    items = getattr(headers, "_items", None)  # a Headers (not isinstance: an ABC, slow)
+    for entry in entries:
+        # What the attribute names: a special request field, a header, or an earlier-set
+        # variable (None: nothing to match).
+        key = entry.key  # the attribute in lower case
+        if key == "request_uri":
+            subject: str | None = request_uri
+        else:
             special = _SPECIAL.get(key)
             if special is not None:
-                subject: str | None = special(ev, rnd)
+                subject = special(ev, rnd)
             else:
                 if items is not None:
                     item = items.get(key)
@@ -35,18 +71,20 @@ def header_parser(ev: Evaluation, rnd: Round) -> None:
                     subject = headers.get(entry.attribute)
                 if subject is None:
                     subject = rnd.env.get(entry.attribute)
-            if subject is None or entry.regex.search(subject) is None:
-                continue
-            for name, value in entry.assignments:
-                if value is None:
-                    rnd.env.pop(name, None)
-                else:
-                    rnd.env[name] = value
-            if ev.trace:
-                names = ", ".join(n if v is not None else "!" + n
-                                  for n, v in entry.assignments)
-                ev.step("env", f"{entry.directive.name} matched: {names}",
-                        entry.directive)
+        if subject is None or entry.regex.search(subject) is None:
+            continue
+        for name, value in entry.assignments:
+            if value is None:
+                rnd.env.pop(name, None)
+            else:
+                rnd.env[name] = value
+        if ev.trace:
+            names = ", ".join(n if v is not None else "!" + n for n, v in entry.assignments)
+            ev.step("env", f"{entry.directive.name} matched: {names}", entry.directive)
+
+
+def env_fixup(ev: Evaluation, rnd: Round) -> None:
+    """mod_env's fixup: ``UnsetEnv``, then ``SetEnv``."""
     env: EnvDir | None = rnd.config.get("env")
     if env is not None:
         for name in env.unset:
@@ -61,5 +99,4 @@ _SPECIAL: dict[str, Callable[[Evaluation, Round], str]] = {
     "server_addr": lambda ev, rnd: ev.request.local_addr,
     "request_method": lambda ev, rnd: ev.request.method,
     "request_protocol": lambda ev, rnd: ev.request.protocol,
-    "request_uri": lambda ev, rnd: rnd.uri,
 }

@@ -3,6 +3,7 @@ handler, over a :class:`~confmig.model.site.Site`.
 
 Per round (a request, or an internal redirect of it) — each phase in its own module:
 
+0. post_read_request: the server-level SetEnvIf entries (:mod:`~confmig.model.env`);
 1. :mod:`~confmig.model.translate`: the URL is normalised and decoded (400/404 for what Apache
    refuses); translate: server-context mod_rewrite (:mod:`~confmig.model.rewriting`), then
    mod_alias (server ``Redirect*``, ``Alias*``; :mod:`~confmig.model.alias`), then
@@ -10,20 +11,22 @@ Per round (a request, or an internal redirect of it) — each phase in its own m
 2. :mod:`~confmig.model.storage`: the directory walk (``<Directory>`` + ``.htaccess``),
    ``<Files>``, ``<Location>``, ``<If>`` — the sections merged per module (cached per file by
    the site);
-3. :mod:`~confmig.model.env`: mod_setenvif, mod_env;
+3. :mod:`~confmig.model.env`: the per-directory SetEnvIf entries;
 4. :mod:`~confmig.model.access`: mod_access_compat (Order/Allow/Deny) and mod_authz_core
    (Require), combined by ``Satisfy``;
 5. :mod:`~confmig.model.mime`: the type (TypesConfig, AddType, AddHandler, …; MultiViews), then
    the fixups: ForceType and SetHandler, per-directory mod_rewrite, per-directory mod_alias
    redirects (after mod_rewrite: an internal rewrite still lets a ``Redirect`` match the
-   original URL), mod_dir (:mod:`~confmig.model.dir`: DirectorySlash, DirectoryIndex
-   sub-requests, FallbackResource);
+   original URL), mod_env's SetEnv/UnsetEnv, mod_dir (:mod:`~confmig.model.dir`:
+   DirectorySlash, DirectoryIndex sub-requests, FallbackResource), and last mod_rewrite's
+   ``[T]``/``[H]`` (of either context);
 6. :mod:`~confmig.model.handler`: an internal redirect (back to 1; past
    ``LimitInternalRecursion`` → 500), a directory listing or 403, the file, or 404.
 
 An error status is then looked up in ``ErrorDocument`` (:mod:`~confmig.model.errordoc`): a
 local path is served by an internal redirect with the status kept, a URL becomes a 302.  The
-headers the configuration sets are :mod:`~confmig.model.response_headers`.
+headers the configuration sets are :mod:`~confmig.model.response_headers` (with the
+Set-Cookie lines ``[CO]`` added anywhere in the request).
 
 With ``trace=False`` no explanation is built, request-independent results (a file's content
 type, a static access decision, the configured response headers) are memoised per merged
@@ -44,7 +47,7 @@ from confmig.model.access import check_access
 from confmig.model.alias import alias_fixup
 from confmig.model.answer import Answer, Step
 from confmig.model.dir import dir_fixup, fallback_fixup
-from confmig.model.env import header_parser
+from confmig.model.env import env_fixup, header_parser, post_read_request
 from confmig.model.errordoc import error_response
 from confmig.model.handler import run_handler
 from confmig.model.mapping import server_url_base
@@ -53,7 +56,7 @@ from confmig.model.mime import type_checker
 from confmig.model.request import Request
 from confmig.model.response_headers import fixup_vary, response_headers
 from confmig.model.rewrite import RewriteRequest
-from confmig.model.rewriting import rewrite_fixup
+from confmig.model.rewriting import apply_forced_type, rewrite_fixup
 from confmig.model.round import DIR_MAGIC_TYPE, REDIRECT_HANDLER, Round
 from confmig.model.site import Site, VirtualServer
 from confmig.model.storage import location_and_if, map_to_storage
@@ -111,6 +114,10 @@ class Evaluation:
         self.rewriting = 0  # rewrite engine calls under way (look-ahead nests them)
         self.now = time.time()  # r->request_time, for mod_expires
         self.maps = server.rewrite.maps if server.rewrite is not None else {}
+        # err_headers_out's Set-Cookie lines from [CO] (shared by the internal redirects and
+        # sub-requests of the request, as is the set of names already set)
+        self.cookies: list[str] = []
+        self.cookie_names: set[str] = set()
 
     def step(self, phase: str, message: str, node: Any = None,
              detail: Sequence[str] = ()) -> None:
@@ -198,6 +205,10 @@ class Evaluation:
         rnd = Round(server.defaults.config, [server.defaults], dict(env), query=query)
         if carried:
             rnd.carried, rnd.inherited = carried, inherited
+        if not subrequest:  # (a sub-request does not run post_read_request)
+            early = server.defaults.config.get("setenvif")
+            if early is not None:
+                post_read_request(self, rnd, early, raw_path)
         fast = not self.trace  # the shortcuts below skip only what would add steps
         if filename is not None:
             rnd.uri, rnd.filename = raw_path, filename
@@ -218,8 +229,8 @@ class Evaluation:
         if rnd.status:
             return rnd
         config = rnd.config
-        if "setenvif" in config or "env" in config:
-            header_parser(self, rnd)
+        if "setenvif" in config:
+            header_parser(self, rnd, subrequest)
         if "access" in config or "authz" in config or "authn" in config:
             # check_access, with its memo looked up here first.
             status = (None if not fast else
@@ -233,7 +244,8 @@ class Evaluation:
                 return rnd
         type_checker(self, rnd)
         # The fixups, in hook order: core (ForceType/SetHandler), mod_rewrite, mod_alias,
-        # mod_dir.  (MultiViews may have made the request its sub-request's: re-read config.)
+        # mod_env, mod_dir, mod_rewrite's [T]/[H]; one that answers ends them.  (MultiViews
+        # may have made the request its sub-request's: re-read config.)
         config = rnd.config
         core: CoreDir = config["core"]
         if core.mime_type and core.mime_type != "none":
@@ -243,10 +255,15 @@ class Evaluation:
         if ("rewrite" in config and rewrite_fixup(self, rnd, method, subrequest)) or (
                 "alias" in config and alias_fixup(self, rnd)):
             pass
-        elif rnd.kind == "dir":
-            dir_fixup(self, rnd, method)
-        elif rnd.kind is None and rnd.handler is None and "dir" in config:
-            fallback_fixup(self, rnd)
+        else:
+            if "env" in config:
+                env_fixup(self, rnd)
+            if rnd.kind == "dir":
+                dir_fixup(self, rnd, method)
+            elif rnd.kind is None and rnd.handler is None and "dir" in config:
+                fallback_fixup(self, rnd)
+            if (rnd.rewrite_mime or rnd.rewrite_handler) and not rnd.status:
+                apply_forced_type(self, rnd)
         if rnd.status or subrequest:
             return rnd
         run_handler(self, rnd, method)
@@ -274,6 +291,10 @@ class Evaluation:
         for name in ("uri", "query", "filename", "path_info", "kind", "sections", "config",
                      "content_type", "handler", "redirect_pending", "context"):
             setattr(rnd, name, getattr(sub, name))
+        # r->notes become the sub-request's overlaid with the request's (the first found
+        # wins): mod_rewrite's [T]/[H] of either still apply.
+        rnd.rewrite_mime = sub.rewrite_mime or rnd.rewrite_mime
+        rnd.rewrite_handler = sub.rewrite_handler or rnd.rewrite_handler
         rnd.env.update(sub.env)
         rnd.vary.extend(sub.vary)
 

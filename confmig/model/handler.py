@@ -54,6 +54,12 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
         if ev.trace:
             ev.step("handler", f"{rnd.filename} with PATH_INFO {rnd.path_info} "
                                "(AcceptPathInfo Default/Off) → 404")
+    elif rnd.redirect_pending is not None:
+        # [H] replaced mod_rewrite's redirect handler: r->filename is "redirect:<url>"
+        rnd.status = 403
+        if ev.trace:
+            ev.step("handler", f"handler {rnd.handler}: the default handler cannot open "
+                               f"'redirect:{rnd.redirect_pending}' → 403")
     else:  # POST too: core_create_req enables "deliver_script" by default
         rnd.served = True
         if ev.trace:

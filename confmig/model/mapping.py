@@ -364,13 +364,19 @@ class StatCache:
         return info
 
     def kind(self, path: str) -> FileKind | None:
-        """The kind of what *path* leads to, following symlinks (None: nothing there)."""
+        """The kind of what *path* leads to, following symlinks (None: nothing there).  As
+        ``stat`` sees it: with a trailing slash only a directory is there (ENOTDIR)."""
         key = path.rstrip("/") or "/"
         try:
             info = self._cache[key]  # lstat()'s cache, looked up here first
         except KeyError:
             info = self.lstat(key)
-        return None if info is None else info.target_kind
+        if info is None:
+            return None
+        kind = info.target_kind
+        if kind != "dir" and len(key) != len(path):
+            return None
+        return kind
 
     def is_file(self, path: str) -> bool:
         return self.kind(path) == "file"
@@ -379,11 +385,16 @@ class StatCache:
         return self.kind(path) == "dir"
 
     def size(self, path: str) -> int | None:
-        info = self.lstat(path.rstrip("/") or "/")
+        if path.endswith("/") and path != "/":
+            return None  # stat("file/") fails; a directory has no size for -s
+        info = self.lstat(path)
         return info.size if info is not None and info.target_kind == "file" else None
 
     def is_symlink(self, path: str) -> bool:
-        info = self.lstat(path.rstrip("/") or "/")
+        """``lstat``: a trailing slash makes it follow the link, so never a link then."""
+        if path.endswith("/"):
+            return False
+        info = self.lstat(path)
         return info is not None and info.kind == "link"
 
     def exists(self, path: str) -> bool:

@@ -31,10 +31,6 @@ def type_checker(ev: Evaluation, rnd: Round) -> None:
         rnd.content_type = ctype
         if handler:
             rnd.handler = handler
-    if rnd.rewrite_mime:
-        rnd.content_type = rnd.rewrite_mime
-    if rnd.rewrite_handler:
-        rnd.handler = rnd.rewrite_handler
 
 
 def multiviews(ev: Evaluation, rnd: Round) -> None:

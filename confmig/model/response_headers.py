@@ -1,7 +1,10 @@
 """The response headers the configuration sets: Content-Type (ForceType/AddType with
-``AddDefaultCharset``), mod_rewrite's Vary, mod_expires (``Cache-Control``/``Expires``), and
-mod_headers' ``always`` and ``onsuccess`` tables in merge order.  Without conditions on the
-request, the result is memoised per merged configuration."""
+``AddDefaultCharset``), mod_rewrite's Vary and Set-Cookie (``[CO]``), mod_expires
+(``Cache-Control``/``Expires``), and mod_headers' ``always`` and ``onsuccess`` tables in merge
+order.  Without conditions on the request, the result is memoised per merged configuration.
+
+Several Set-Cookie lines are joined with ``", "`` in the one value, as
+:class:`confmig.servers.net.Headers` shows a repeated field."""
 
 from __future__ import annotations
 
@@ -21,12 +24,13 @@ if TYPE_CHECKING:
 
 def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     """The headers the configuration sets: Content-Type (with AddDefaultCharset) and
-    mod_rewrite's Vary, mod_expires, then mod_headers' ``always`` entries and — for a
-    response the handler produced — its ``onsuccess`` entries, in merge order.  Without
-    conditions on the request, the result is memoised per configuration."""
+    mod_rewrite's Vary, mod_expires, then mod_headers' ``always`` entries (on
+    ``err_headers_out``, which starts with mod_rewrite's cookies) and — for a response the
+    handler produced — its ``onsuccess`` entries, in merge order.  Without conditions on the
+    request (nor cookies), the result is memoised per configuration."""
     conf: HeadersDir | None = rnd.config.get("headers")
     key = None
-    if not ev.trace and (conf is None or conf.static):
+    if not ev.trace and not ev.cookies and (conf is None or conf.static):
         env_key = tuple([name in rnd.env for name in conf.env_names]) if conf else ()
         key = (id(rnd.config), rnd.content_type, rnd.served, rnd.listing, status < 400,
                tuple(rnd.vary) if rnd.vary else (), env_key, rnd.filename)
@@ -41,7 +45,7 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     if code is not None and code.startswith("M"):
         key = None  # the expiry depends on the file's mtime, not only on the configuration
     out: list[tuple[str, str]] = []
-    err: list[tuple[str, str]] = []
+    err: list[tuple[str, str]] = [("Set-Cookie", c) for c in ev.cookies]
     ctype = rnd.content_type
     if rnd.served and not rnd.listing and ctype and ctype != DIR_MAGIC_TYPE:
         out.append(("Content-Type", with_default_charset(ev, rnd, ctype)))

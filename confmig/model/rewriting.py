@@ -52,6 +52,7 @@ def rewrite_request(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -
         base.port, base.https = server_port(req, ev.server.name_port), req.https
         base.remote_addr, base.server_addr = req.remote_addr, req.local_addr
         base.the_request, base.protocol, base.lookahead = req.the_request, req.protocol, ev
+        base.cookie_names = ev.cookie_names
     out = base.copy() if ev.rewriting else base
     out.uri = rnd.uri
     out.query = rnd.query
@@ -81,9 +82,10 @@ def run_server(ev: Evaluation, rnd: Round, config: RewriteConfig,
 
 def apply_outcome(ev: Evaluation, rnd: Round, out: RewriteOutcome, phase: str,
                   directory: str | None) -> RewriteOutcome:
-    """Apply a pass's outcome to *rnd*: environment, Vary, ``[END]``, the status an ``[R]``
-    left behind, and the status/Location of a redirect, ``[F]``, ``[G]``, an error or
-    ``[P]``.  *directory* is the per-directory context (None: server context)."""
+    """Apply a pass's outcome to *rnd*: environment, cookies, Vary, ``[END]``, ``[T]``/``[H]``
+    (kept like ``r->notes`` until :func:`apply_forced_type`), the status an ``[R]`` left
+    behind, and the status/Location of a redirect, ``[F]``, ``[G]``, an error or ``[P]``.
+    *directory* is the per-directory context (None: server context)."""
     if out.unsupported:
         for item in out.unsupported:
             ev.note(item)
@@ -92,6 +94,12 @@ def apply_outcome(ev: Evaluation, rnd: Round, out: RewriteOutcome, phase: str,
         context = "server context" if directory is None else f"per-directory {directory}"
         ev.step(phase, f"mod_rewrite ({context}): {out.action}{message}",
                 detail=out.trace().splitlines())
+    if out.cookies:  # err_headers_out of the request (kept through errors and redirects)
+        ev.cookies.extend(out.cookies)
+    if out.mime_type:
+        rnd.rewrite_mime = out.mime_type
+    if out.handler:
+        rnd.rewrite_handler = out.handler
     if out.vary:
         rnd.vary.extend(out.vary)
     if out.env:
@@ -159,10 +167,6 @@ def rewrite_fixup(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> 
     apply_outcome(ev, rnd, out, "fixups", config.directory)
     if rnd.status:
         return True
-    if out.mime_type:
-        rnd.content_type = out.mime_type
-    if out.handler:
-        rnd.handler = out.handler
     if out.action == "rewrite":
         if out.internal_redirect and out.uri is not None:
             target = out.uri + (f"?{out.query}" if out.query is not None else "")
@@ -174,3 +178,21 @@ def rewrite_fixup(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> 
         elif out.filename is not None:
             rnd.filename, rnd.query = out.filename, out.query
     return False
+
+
+def apply_forced_type(ev: Evaluation, rnd: Round) -> None:
+    """``hook_mimetype``, the last fixup: the ``[T]``/``[H]`` of this round's rules (server
+    context or per-directory, the last one set wins) override the type and handler every
+    earlier phase chose — ForceType/SetHandler, mod_dir's DirectoryIndex, even the redirect
+    handler of a per-directory rewrite."""
+    if rnd.rewrite_mime:
+        rnd.content_type = rnd.rewrite_mime
+        if ev.trace:
+            ev.step("fixups", f"mod_rewrite: [T] sets the type {rnd.rewrite_mime}")
+    if rnd.rewrite_handler:
+        if ev.trace:
+            replaced = (" (replacing the redirect handler: no internal redirect)"
+                        if rnd.handler == REDIRECT_HANDLER else "")
+            ev.step("fixups", f"mod_rewrite: [H] sets the handler {rnd.rewrite_handler}"
+                              f"{replaced}")
+        rnd.handler = rnd.rewrite_handler

@@ -38,6 +38,8 @@ class Round:
     redirect_pending: str | None = None  # a per-directory rewrite's, done by the handler
     served: bool = False
     listing: bool = False
+    # mod_rewrite's [T]/[H] as its r->notes keep them (the last rule's wins), applied by
+    # hook_mimetype at the end of the fixups (rewriting.apply_forced_type)
     rewrite_mime: str | None = None
     rewrite_handler: str | None = None
     context: tuple[str, str] | None = None  # Alias (prefix, directory) for mod_rewrite

@@ -53,7 +53,6 @@ def translate(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> bool
             return False
         if out.action == "rewrite":
             rnd.query = out.query
-            rnd.rewrite_mime, rnd.rewrite_handler = out.mime_type, out.handler
             if not out.passthrough:
                 rnd.filename = out.filename
                 if ev.trace:

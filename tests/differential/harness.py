@@ -31,13 +31,20 @@ ROOT_TOKEN = "@ROOT@"  # in directory_extra / vhost_extra: the site's DocumentRo
 @dataclass(frozen=True)
 class Case:
     """One request: a raw target (sent verbatim), optional headers and method; ``headers`` to
-    compare both ways (names); ``why`` says what the case shows."""
+    compare both ways (names); ``why`` says what the case shows.
+
+    ``unsupported`` is text the model must report in ``Answer.unsupported`` (what it cannot
+    evaluate exactly); ``exact=False`` marks an answer Apache does not decide from the
+    configuration alone (a random ``rnd:`` pick, a ``prg:`` program's reply): then only the
+    status class is compared."""
 
     path: str
     why: str = ""
     headers: Mapping[str, str] = field(default_factory=dict)
     method: str = "GET"
     compare_headers: tuple[str, ...] = ()
+    unsupported: str = ""
+    exact: bool = True
 
 
 @dataclass

@@ -11,6 +11,7 @@ from tests.differential import (
     sites_corpus,
     sites_integration,
     sites_rewrite,
+    sites_rewrite_more,
 )
 from tests.differential.harness import SiteSpec
 
@@ -18,7 +19,7 @@ from tests.differential.harness import SiteSpec
 @cache
 def _sites() -> tuple[SiteSpec, ...]:
     makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES,
-              *sites_integration.SITES]
+              *sites_rewrite_more.SITES, *sites_integration.SITES]
     if sites_corpus.available():
         makers.extend(sites_corpus.SITES)
     return tuple(make() for make in makers)

@@ -23,6 +23,7 @@ class SetEnvIfEntry:
     attribute: str
     regex: Any  # Regex
     assignments: tuple[tuple[str, str | None], ...]  # (name, value) ; value None: unset (!name)
+    early: bool = False  # "--early" in server context: run first, at post_read_request
     # The attribute in lower case (the special attributes' and the headers' key), made once.
     key: str = field(init=False, repr=False, compare=False)
 
@@ -70,14 +71,19 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
     except RegexError as exc:
         return f"{d.name} regex could not be compiled: {exc}"
     assignments: list[tuple[str, str | None]] = []
+    early = False
     for word in args:
-        if word.startswith("!"):
-            assignments.append((word[1:], None))
+        key, sep, value = word.partition("=")  # add_envvars: a value starting with "!" unsets
+        if sep and value:
+            assignments.append((key, None if value.startswith("!") else value))
+        elif word.startswith("!"):
+            assignments.append((key[1:], None))
+        elif key == "--early" and b.context == "server":
+            early = True
         else:
-            key, sep, value = word.partition("=")
-            assignments.append((key, value if sep else "1"))
+            assignments.append((key, "1"))
     b.touched.add("setenvif")
-    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments)))
+    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments), early))
     return None
 
 

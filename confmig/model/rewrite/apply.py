@@ -305,7 +305,11 @@ def _set_env(spec: str, st: EvalState) -> None:
 
 
 def _add_cookie(spec: str, st: EvalState) -> None:
-    """``add_cookie``: ``[;]name:value:domain[:lifetime[:path[:secure[:httponly[:samesite]]]]]``."""
+    """``add_cookie``: ``[;]name:value:domain[:lifetime[:path[:secure[:httponly[:samesite]]]]]``,
+    once per name and request (``cookie_names``).  The pieces are joined as ``apr_pstrcat``
+    does, which stops at the first NULL: no lifetime field ends the cookie after the domain,
+    and a secure field that is not "true"/"1"/"secure" also drops the HttpOnly after it (the
+    SameSite is appended on its own)."""
     sep = ":"
     if spec.startswith(";"):
         sep, spec = ";", spec[1:]
@@ -313,25 +317,29 @@ def _add_cookie(spec: str, st: EvalState) -> None:
     if len(parts) < 3:
         return
     var, val, domain = parts[:3]
-    if st.cookie_names is None:
-        st.cookie_names = set()
-    elif var in st.cookie_names:
+    names = st.request.cookie_names
+    if names is None:
+        names = st.cookie_names
+        if names is None:
+            names = st.cookie_names = set()
+    if var in names:
         return
-    expires, path, secure, httponly, samesite = (parts[3:8] + [None] * 5)[:5]
+    rest: list[str | None] = [*parts[3:8]]
+    expires, path, secure, httponly, samesite = rest + [None] * (5 - len(rest))
     cookie = f"{var}={val}; path={path or '/'}; domain={domain}"
     if expires is not None:
         minutes = atoi(expires)
         if minutes:
             when = (st.request.now or datetime.utcnow()) + timedelta(minutes=minutes)
             cookie += "; expires=" + when.strftime("%a, %d-%b-%Y %H:%M:%S GMT")
-    if secure and (secure.lower() in ("true", "secure") or secure == "1"):
-        cookie += "; secure"
-    if httponly and (httponly.lower() in ("true", "httponly") or httponly == "1"):
-        cookie += "; HttpOnly"
+        if secure and (secure.lower() in ("true", "secure") or secure == "1"):
+            cookie += "; secure"
+            if httponly and (httponly.lower() in ("true", "httponly") or httponly == "1"):
+                cookie += "; HttpOnly"
     if samesite and samesite != "0" and samesite.lower() != "false":
         cookie += f"; SameSite={samesite}"
     st.cookies = [*st.cookies, cookie]
-    st.cookie_names.add(var)
+    names.add(var)
 
 
 def _force_type_handler(rule: Rule, st: EvalState) -> None:

@@ -443,6 +443,8 @@ def run_per_directory_rounds(
     if server is not None:
         maps = {**maps, **server.maps}
     translate = translate or (lambda uri: core_translate(request.document_root, uri))
+    if request.cookie_names is None:  # [CO]: once per name for the whole request
+        request = replace(request, cookie_names=set())
     current = request
     rounds: list[Round] = []
     unsupported: list[str] = []

@@ -1,9 +1,13 @@
 """RewriteMap: parsing of the map definition and lookups for the map types we can model.
 
 Modelled: ``txt:`` (and a bare path), ``rnd:`` and ``int:`` (``toupper``, ``tolower``,
-``escape``, ``unescape``).  ``dbm:``, ``prg:``, ``dbd:`` and ``fastdbd:`` are recognised; a
-lookup in them is reported as unsupported and behaves as "key not found" (so the
-``|default`` applies, as it would in Apache when the lookup fails).
+``escape``, ``unescape``).  A ``rnd:`` value with several alternatives is picked with the
+caller's random generator when given, else the first is taken and reported as unsupported
+(Apache picks at random: the answer is not decided by the configuration).
+
+``dbm:``, ``prg:``, ``dbd:`` and ``fastdbd:`` are recognised; a lookup in them is reported as
+unsupported and behaves as "key not found" (so the ``|default`` applies, as it would in
+Apache when the lookup fails).
 """
 
 from __future__ import annotations
@@ -49,8 +53,14 @@ class RewriteMap:
             if table is None:
                 return None, f"RewriteMap {self.name}: cannot read {self.source}"
             value = table.get(key)
-            if value and self.kind == "rnd":
-                value = (rng or random).choice(value.split("|"))
+            if value and self.kind == "rnd" and "|" in value:
+                parts = value.split("|")
+                if rng is not None:  # the caller simulates Apache's random pick
+                    return rng.choice(parts) or None, None
+                # Apache picks at random: the model takes the first and says so.
+                return parts[0] or None, (
+                    f"RewriteMap {self.name}: rnd: {key!r} has {len(parts)} alternatives, "
+                    f"one picked at random (the model assumes the first, {parts[0]!r})")
             return value or None, None
         return None, f"RewriteMap {self.name}: {self.kind} maps are not modelled"
 

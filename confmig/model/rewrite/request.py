@@ -155,7 +155,7 @@ class RewriteRequest:
     ServerName's, else 80/443).  ``server_name``/``server_aliases``/``server_name_port``/
     ``vhost_addresses`` describe the serving virtual host; they decide when an absolute URL in
     a substitution is "ourselves" and becomes local.  ``path_info`` is ``r->path_info`` as the
-    directory walk left it (per-directory context).
+    directory walk left it (per-directory context).  ``cookie_names``: see ``[CO]``.
     """
 
     uri: str = "/"
@@ -192,6 +192,9 @@ class RewriteRequest:
     limit_request_line: int = 8190
     ipv6: bool = False
     now: datetime | None = None
+    # The names [CO] already set for this request (``<name>_rewrite`` in the main request's
+    # pool: internal redirects and sub-requests share it); None: each pass has its own.
+    cookie_names: set[str] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.headers, Headers):
