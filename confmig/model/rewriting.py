@@ -31,7 +31,8 @@ def server_template(ev: Evaluation) -> RewriteRequest:
         found = ev.site.memo[key] = RewriteRequest(
             fs=ev.site.stat, document_root=server.document_root, server_name=server.name,
             server_aliases=tuple(server.aliases), server_name_port=server.name_port,
-            vhost_addresses=tuple((host, atoi(port)) for host, port in server.addresses))
+            vhost_addresses=tuple((host, atoi(port)) for host, port in server.addresses),
+            env_shared=True)  # a round's env is its r->subprocess_env: [E] writes into it
     return found
 
 

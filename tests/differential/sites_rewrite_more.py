@@ -144,6 +144,7 @@ def env_variables() -> SiteSpec:
                 "RewriteCond %{ENV:IS_BOT} =1\n"
                 "RewriteRule ^robots-view$ bot.txt [L]\n"
                 "RewriteRule ^whoami$ /who/%{ENV:CLIENT}?bot=%{ENV:IS_BOT} [R,L]\n"
+                "RewriteRule ^forget\\.txt$ - [E=!CLIENT]\n"
                 "RewriteRule ^forget$ - [E=!CLIENT]\n"
                 "RewriteCond %{ENV:CLIENT} ^$\n"
                 "RewriteRule ^forget$ desktop.txt [L]\n"
@@ -151,10 +152,11 @@ def env_variables() -> SiteSpec:
                 "RewriteCond %{ENV:DECODED} =1\n"
                 "RewriteRule ^dec-check$ bot.txt [L]\n"
                 "Header always set X-Stage %{APP_STAGE}e\n"
+                "Header always set X-Client-Seen %{CLIENT}e\n"
             ),
             "marked.txt": None, "mobile.txt": None, "desktop.txt": None, "beta.txt": None,
             "stable.txt": None, "via-step1.txt": None, "direct.txt": None,
-            "private.txt": None, "bot.txt": None,
+            "private.txt": None, "bot.txt": None, "forget.txt": None,
             "members/.htaccess": "SetEnv MEMBER 1\nRequire env MEMBER\n",
             "members/list.txt": None,
             "partners/.htaccess": "SetEnvIf X-Partner ^acme$ PARTNER=1\n"
@@ -184,6 +186,12 @@ def env_variables() -> SiteSpec:
                  headers={"X-Client": "mobile", "User-Agent": "Googlebot"}),
             Case("/forget", "[E=!name] unsets for the following rules",
                  headers={"X-Client": "mobile"}),
+            Case("/forget.txt", "[E=!name] removes the variable from the request "
+                                "(apr_table_unset): not in the response headers",
+                 headers={"X-Client": "mobile"},
+                 compare_headers=("X-Client-Seen",)),
+            Case("/home", "a variable no rule unsets reaches the response headers",
+                 headers={"X-Client": "mobile"}, compare_headers=("X-Client-Seen",)),
             Case("/beta.txt", "SetEnv is set by the time the response headers are made",
                  compare_headers=("X-Stage",)),
             Case("/members/list.txt", "SetEnv comes after the access check: Require env "

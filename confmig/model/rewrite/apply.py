@@ -293,7 +293,9 @@ def _substitute(rule: Rule, st: EvalState, result: PassResult) -> int:
 
 
 def _set_env(spec: str, st: EvalState) -> None:
-    if st.env is st.request.env:
+    """``[E=name:value]`` / ``[E=!name]`` on ``r->subprocess_env`` (see
+    RewriteRequest.env_shared), recorded in ``env_changes`` for the outcome."""
+    if st.env is st.request.env and not st.request.env_shared:
         st.env = dict(st.env)
     if spec.startswith("!"):
         st.env.pop(spec[1:], None)

@@ -261,9 +261,10 @@ def directory_pass(config: RewriteConfig, request: RewriteRequest, filename: str
                    directory: str, path_info: str, maps: Mapping[str, RewriteMap] | None,
                    trace: bool, rng: random.Random | None = None) -> RewriteOutcome | None:
     """:func:`evaluate_directory` for callers that run many passes (the request model): None
-    when the pass changed nothing at all — no rule applied, no environment, cookie, type,
-    handler or Vary, nothing unsupported, no ``[END]``, no trace (building an outcome for
-    that costs as much as the rest of a small pass)."""
+    when the pass changed nothing at all — no rule applied, no environment (unless already
+    written into a shared ``request.env``), cookie, type, handler or Vary, nothing
+    unsupported, no ``[END]``, no trace (building an outcome for that costs as much as the
+    rest of a small pass)."""
     perdir = directory if directory.endswith("/") else directory + "/"
     if config.errors:  # a broken .htaccess fails every request below it, engine on or off
         return _config_error(config)  # type: ignore[return-value]
@@ -283,7 +284,8 @@ def directory_pass(config: RewriteConfig, request: RewriteRequest, filename: str
                    config.base)
     result = apply_list(config.rules, st)
     if not result.value:
-        if (not trace and not result.end and not st.env_changes and not st.cookies
+        if (not trace and not result.end and (not st.env_changes or request.env_shared)
+                and not st.cookies
                 and st.mime_type is None and st.handler is None and not st.request_vary
                 and not st.unsupported and st.args is request.query
                 and st.path_info is path_info):

@@ -171,6 +171,10 @@ class RewriteRequest:
     the_request: str | None = None
     protocol: str = "HTTP/1.1"
     env: dict[str, str] = field(default_factory=dict)
+    # True when ``env`` is r->subprocess_env itself (the request model): ``[E]`` writes into
+    # it as Apache does; otherwise it is copied on the first write and the changes are
+    # only reported (RewriteOutcome.env).
+    env_shared: bool = False
     fs: Filesystem = field(default_factory=RealFilesystem)
     lookahead: Lookahead | None = None
     document_root: str = "/var/www/html"
