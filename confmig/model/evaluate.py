@@ -113,7 +113,7 @@ class Evaluation:
         self.rewrite_base: RewriteRequest | None = None  # see rewriting.rewrite_request
         self.rewriting = 0  # rewrite engine calls under way (look-ahead nests them)
         self.now = time.time()  # r->request_time, for mod_expires
-        self.maps = server.rewrite.maps if server.rewrite is not None else {}
+        self.maps = server.rewrite_maps
         # err_headers_out's Set-Cookie lines from [CO] (shared by the internal redirects and
         # sub-requests of the request, as is the set of names already set)
         self.cookies: list[str] = []
@@ -200,13 +200,14 @@ class Evaluation:
                 inherited: int = 0) -> Round:
         """``ap_process_request_internal`` (and the handler unless *subrequest*).  A file
         sub-request (*filename*) skips the URL phases; *carried*/*inherited* are the status
-        an internal redirect brings along (see :class:`Round`)."""
+        an internal redirect brings along (see :class:`Round`).  *env* becomes the round's
+        environment (every caller passes a dict of its own)."""
         server = self.server
-        rnd = Round(server.defaults.config, [server.defaults], dict(env), query=query)
+        rnd = Round(server.defaults.config, [server.defaults], env, query=query)
         if carried:
             rnd.carried, rnd.inherited = carried, inherited
         if not subrequest:  # (a sub-request does not run post_read_request)
-            early = server.defaults.config.get("setenvif")
+            early = server.early_setenvif
             if early is not None:
                 post_read_request(self, rnd, early, raw_path)
         fast = not self.trace  # the shortcuts below skip only what would add steps
@@ -319,7 +320,7 @@ class Evaluation:
         file = None
         server = self.server
         if served and filename is not None:
-            root = server.root_prefix.rstrip("/") + "/"
+            root = server.root_slash
             file = filename[len(root):] if filename.startswith(root) else filename
         return Answer(  # positionally: status, location, file, filename, headers, applied…
             status, rnd.location if 300 <= status < 400 or status == 201 else None, file,

@@ -31,7 +31,8 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     conf: HeadersDir | None = rnd.config.get("headers")
     key = None
     if not ev.trace and not ev.cookies and (conf is None or conf.static):
-        env_key = tuple([name in rnd.env for name in conf.env_names]) if conf else ()
+        env_key = (tuple([name in rnd.env for name in conf.env_names])
+                   if conf is not None and conf.env_names else ())
         key = (id(rnd.config), rnd.content_type, rnd.served, rnd.listing, status < 400,
                tuple(rnd.vary) if rnd.vary else (), env_key, rnd.filename)
         found = ev.site.header_sets.get(key)

@@ -61,13 +61,13 @@ def rewrite_request(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -
     out.env = rnd.env
     out.path_info = rnd.path_info
     out.is_subrequest = subrequest
-    out.symlinks_allowed = bool(rnd.config["core"].options & (OPT_SYM_LINKS | OPT_SYM_OWNER))
-    context = rnd.context
-    if context is None:
-        out.context_prefix, out.context_document_root = "", None
-    else:
-        out.context_prefix, out.context_document_root = context
+    out.symlinks_allowed = rnd.config["core"].options & _SYMLINK_OPTIONS != 0
+    out.context_prefix, out.context_document_root = rnd.context or _NO_CONTEXT
     return out
+
+
+_SYMLINK_OPTIONS = OPT_SYM_LINKS | OPT_SYM_OWNER
+_NO_CONTEXT = ("", None)  # no Alias context: CONTEXT_PREFIX "", CONTEXT_DOCUMENT_ROOT unset
 
 
 def run_server(ev: Evaluation, rnd: Round, config: RewriteConfig,

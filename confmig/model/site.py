@@ -75,6 +75,21 @@ class VirtualServer:
         return root[:-1] if root.endswith("/") and len(root) > 1 else root
 
     @cached_property
+    def root_slash(self) -> str:
+        """The DocumentRoot with one trailing slash: what a served file's path starts with."""
+        return self.root_prefix.rstrip("/") + "/"
+
+    @cached_property
+    def rewrite_maps(self) -> dict[str, Any]:
+        """The RewriteMaps the rules of this server can use (name → map)."""
+        return self.rewrite.maps if self.rewrite is not None else {}
+
+    @cached_property
+    def early_setenvif(self) -> Any:
+        """The server-level SetEnvIf entries that run at post_read_request (None: none)."""
+        return self.defaults.config.get("setenvif")
+
+    @cached_property
     def walks_locations(self) -> bool:
         """Are there ``<Location>`` sections or server-level ``<If>`` to walk?"""
         return bool(self.locations) or bool(self.defaults.core.ifs)
