@@ -12,6 +12,8 @@ Only ``$0``..``$9`` / ``%0``..``%9`` can be referenced (``AP_MAX_REG_MATCH`` is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pcre2
 
 # PCRE2_DOLLAR_ENDONLY: the Python binding has no name for it, but passes the bit through.
@@ -82,9 +84,12 @@ class Captures:
 
 
 class Regex:
-    """A pattern from a config, compiled once with pcre2 as Apache would compile it."""
+    """A pattern from a config, compiled once with pcre2 as Apache would compile it.
 
-    __slots__ = ("_code", "_constant", "_groups", "_pattern", "_trivial", "nocase", "source")
+    ``search(subject)`` is chosen once per pattern (an instance attribute, not a method): a
+    request runs a few of them for every rule it meets."""
+
+    __slots__ = ("_groups", "_pattern", "nocase", "search", "source")
 
     def __init__(self, source: str, nocase: bool = False) -> None:
         self.source = source
@@ -92,33 +97,42 @@ class Regex:
         flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
         self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags)
         self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
-        self._code = self._pattern._pcre2_code if _FAST else None
-        self._trivial = _TRIVIAL.get(source)
-        # ``^`` and the empty pattern match every subject with an empty $0: one shared,
-        # read-only result.
-        trivial = self._trivial
-        self._constant = (Captures(None, b"", trivial[2], [""] * trivial[2])
-                          if trivial is not None and not trivial[0] and not trivial[1]
-                          else None)
+        self.search: Callable[[str], Captures | None] = self._searcher()
 
-    def search(self, subject: str) -> Captures | None:
-        if self._constant is not None:
-            return self._constant
-        trivial = self._trivial
+    def _searcher(self) -> Callable[[str], Captures | None]:
+        trivial = _TRIVIAL.get(self.source)
         if trivial is not None:
             # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
             # answered without calling PCRE; the result is the same.
             nonempty, whole, groups = trivial
-            if nonempty and not subject:
-                return None
-            g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
-            return Captures(None, b"", groups, [g0] * groups)
-        data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
-        if self._code is not None:
-            m = _cy_match(self._code, data, len(data), 0, _CTX, 0)[0]
-        else:
-            m = self._pattern.search(data)
-        return Captures(m, data, self._groups) if m is not None else None
+            if not nonempty and not whole:
+                # ``^`` and the empty pattern match every subject with an empty $0: one
+                # shared, read-only result.
+                constant = Captures(None, b"", groups, [""] * groups)
+                return lambda subject: constant
+
+            def anything(subject: str) -> Captures | None:
+                if nonempty and not subject:
+                    return None
+                g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
+                return Captures(None, b"", groups, [g0] * groups)
+            return anything
+        count = self._groups
+        if _FAST:
+            code = self._pattern._pcre2_code
+
+            def search(subject: str) -> Captures | None:
+                data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
+                m = _cy_match(code, data, len(data), 0, _CTX, 0)[0]
+                return Captures(m, data, count) if m is not None else None
+            return search
+        pattern = self._pattern
+
+        def public_search(subject: str) -> Captures | None:
+            data = subject.encode("utf-8", "surrogateescape")
+            m = pattern.search(data)
+            return Captures(m, data, count) if m is not None else None
+        return public_search
 
     def __repr__(self) -> str:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
