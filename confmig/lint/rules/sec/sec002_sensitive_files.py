@@ -18,7 +18,7 @@ from confmig.model.mapping import FileKind, StatCache, StatInfo
 from confmig.model.request import Request
 from confmig.model.site import Site, VirtualServer
 from confmig.model.site_builder import build_site
-from confmig.syntax import Directive
+from confmig.syntax import Directive, Section
 
 
 def _server_scopes(ctx: LintContext) -> list[Scope]:
@@ -85,15 +85,19 @@ class SensitiveFilesReachable(Rule):
             targets = samples(anchor[0].directory or "/")
             open_ = [t for t in targets if not protected(t, access, server)]
             yield from self._partial(anchor[1], _holes(targets, open_), "this file")
-        elif not ctx.access_files and (docroot := _document_root(ctx)) is not None:
-            assert ctx.server is not None
-            # ap_server_root_relative: `DocumentRoot site` is <ServerRoot>/site, the path
-            # the <Directory> sections are matched against.
-            root = server_root_relative(docroot.args[0], str(ctx.server.state.server_root))
-            targets = samples(root)
-            holes = {t for sent in _sent(ctx.server, targets) for t in _holes(targets, sent)}
-            yield from self._partial(docroot, [t for t in targets if t in holes],
-                                     "this server config")
+        elif not ctx.access_files and ctx.server is not None:
+            docroot = _document_root(ctx)
+            if docroot is not None:
+                # ap_server_root_relative: `DocumentRoot site` is <ServerRoot>/site, the path
+                # the <Directory> sections are matched against.
+                root = server_root_relative(docroot.args[0], str(ctx.server.state.server_root))
+                targets = samples(root)
+                holes = {t for sent in _sent(ctx.server, targets)
+                         for t in _holes(targets, sent)}
+                yield from self._partial(docroot, [t for t in targets if t in holes],
+                                         "this server config")
+            for anchor_, holes_ in _vhost_holes(ctx.server, docroot is not None):
+                yield from self._partial(anchor_, holes_, "this server config")
 
     def _partial(self, anchor: Directive, holes: list[Target], where: str
                  ) -> Iterator[Finding]:
@@ -163,6 +167,48 @@ def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
     root = site.main.document_root
     servers = [site.main, *(v for v in site.vhosts if v.document_root == root)]
     return [[t for t in targets if _sends(site, server, t)] for server in servers]
+
+
+def _own_document_root(server: VirtualServer) -> Directive | None:
+    """The ``DocumentRoot`` a ``<VirtualHost>`` sets itself (the last one: it wins)."""
+    return next((d for d in reversed(server.server_directives)
+                 if d.lname == "documentroot" and d.args), None)
+
+
+def _vhost_holes(config: LoadedConfig, main_checked: bool
+                 ) -> Iterator[tuple[Directive, list[Target]]]:
+    """The ``<VirtualHost>`` sections with a DocumentRoot of their own (Debian's
+    000-default.conf: the main server has none), each DocumentRoot asked of the request
+    model as those vhosts, like :func:`_sent` asks the main server's: per distinct
+    DocumentRoot, the union of the vhosts' holes, anchored at the ``DocumentRoot`` of the
+    first vhost with holes. Vhosts serving the main server's DocumentRoot are left to
+    :func:`_sent` when the main server sets one (*main_checked*)."""
+    if not any(isinstance(node, Section) and node.lname == "virtualhost"
+               and any(d.lname == "documentroot" for d, _ in walk_directives(node.children))
+               for node in config.nodes):
+        return
+    site = build_site(config)
+    groups: dict[str, list[tuple[VirtualServer, Directive]]] = {}
+    for vhost in site.vhosts:
+        own = _own_document_root(vhost)
+        if own is None or (main_checked and vhost.document_root == site.main.document_root):
+            continue
+        groups.setdefault(vhost.document_root, []).append((vhost, own))
+    if not groups:
+        return
+    targets = {root: samples(root) for root in groups}
+    site.stat = fs = _Only([t.path for ts in targets.values() for t in ts])
+    site.access_files = AccessFiles(fs, site.state)
+    for root, servers in groups.items():
+        holes: set[Target] = set()
+        anchor: Directive | None = None
+        for server, own in servers:
+            open_ = _holes(targets[root], [t for t in targets[root] if _sends(site, server, t)])
+            if open_ and anchor is None:
+                anchor = own
+            holes.update(open_)
+        if anchor is not None:
+            yield anchor, [t for t in targets[root] if t in holes]
 
 
 def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
