@@ -44,7 +44,7 @@ def dir_fixup(ev: Evaluation, rnd: Round, method: str) -> None:
     base = escape_uri(rnd.uri)
     for name in names:
         sub_target = name if name.startswith("/") else base + name
-        sub = ev.subrequest(sub_target, rnd.query, method)
+        sub = ev.subrequest(sub_target, rnd.query, method, rnd.env)
         if not sub.status and (sub.kind == "file" or sub.handler == "proxy-server"):
             if conf.index_redirect and 300 <= conf.index_redirect < 400:
                 rnd.status = conf.index_redirect
@@ -80,7 +80,7 @@ def fallback_fixup(ev: Evaluation, rnd: Round) -> None:
     name = conf.fallback
     if not name.startswith("/"):
         name = escape_uri(rnd.uri[:rnd.uri.rfind("/") + 1]) + name
-    sub = ev.subrequest(name, rnd.query, "GET")
+    sub = ev.subrequest(name, rnd.query, "GET", rnd.env)
     if not sub.status and (sub.kind == "file" or sub.handler == "proxy-server"):
         if ev.trace:
             ev.step("fixups", f"FallbackResource {conf.fallback}: {sub.uri} is served")

@@ -6,6 +6,11 @@ variables) and mod_env (``SetEnv``/``UnsetEnv``), each in the phase Apache runs 
   ``Request_URI`` is the URL-path as sent;
 * the per-directory entries (``<Directory>``, ``<Location>``, ``<Files>``, .htaccess) at
   ``header_parser``, after the directory walk;
+* neither in a sub-request (DirectoryIndex and FallbackResource candidates, MultiViews
+  variants, mod_rewrite's ``-U``/``-F``/``%{LA-U:…}``): it runs no post_read_request and
+  ``ap_process_request_internal`` runs ``header_parser`` "only on the main request"; it starts
+  with a copy of its parent's ``r->subprocess_env`` instead (``ap_set_sub_req_protocol``), so
+  it sees what SetEnvIf, ``[E]`` and SetEnv set in the parent before it was made;
 * SetEnv/UnsetEnv in mod_env's fixup, after mod_rewrite's and mod_alias's: neither
   ``%{ENV:…}`` of a per-directory rule nor ``Require env`` sees them.
 """
@@ -31,10 +36,9 @@ def post_read_request(ev: Evaluation, rnd: Round, conf: SetEnvIfDir, raw_path: s
     match_entries(ev, rnd, entries, raw_path)
 
 
-def header_parser(ev: Evaluation, rnd: Round, subrequest: bool) -> None:
-    """mod_setenvif's ``header_parser`` hook: the per-directory entries.  (A sub-request runs
-    none itself but inherits its parent's variables: the model, which starts it with no
-    variables, runs them all, the server-level ones first, as an approximation.)"""
+def header_parser(ev: Evaluation, rnd: Round) -> None:
+    """mod_setenvif's ``header_parser`` hook: the per-directory entries (of a main request or
+    an internal redirect: a sub-request runs no header_parser hook)."""
     conf: SetEnvIfDir | None = rnd.config.get("setenvif")
     if conf is None:
         return
@@ -42,7 +46,7 @@ def header_parser(ev: Evaluation, rnd: Round, subrequest: bool) -> None:
     server: SetEnvIfDir | None = ev.server.defaults.config.get("setenvif")
     if server is not None and server.entries:
         n = len(server.entries)
-        if not subrequest and len(entries) >= n and entries[n - 1] is server.entries[n - 1]:
+        if len(entries) >= n and entries[n - 1] is server.entries[n - 1]:
             entries = entries[n:]  # the merge puts the server's entries first
     match_entries(ev, rnd, entries, rnd.uri)
 

@@ -230,8 +230,8 @@ class Evaluation:
         if rnd.status:
             return rnd
         config = rnd.config
-        if "setenvif" in config:
-            header_parser(self, rnd, subrequest)
+        if "setenvif" in config and not subrequest:  # (header_parser: main requests only)
+            header_parser(self, rnd)
         if "access" in config or "authz" in config or "authn" in config:
             # check_access, with its memo looked up here first.
             status = (None if not fast else
@@ -270,9 +270,10 @@ class Evaluation:
         run_handler(self, rnd, method)
         return rnd
 
-    def subrequest(self, target: str, query: str | None, method: str,
+    def subrequest(self, target: str, query: str | None, method: str, env: dict[str, str],
                    filename: str | None = None) -> Round:
-        """``ap_sub_req_lookup_uri`` (or ``_file``): the phases up to the fixups."""
+        """``ap_sub_req_lookup_uri`` (or ``_file``): the phases up to the fixups.  *env* is the
+        parent's ``r->subprocess_env`` as it is now: the sub-request gets a copy of it."""
         if query is not None and "?" not in target:
             target = f"{target}?{query}"
         path, sep, q = target.partition("?")
@@ -281,7 +282,7 @@ class Evaluation:
         self.subreq_depth += 1
         saved = self.rewrite_ended
         try:
-            return self.process(path, q if sep else None, method, {}, subrequest=True,
+            return self.process(path, q if sep else None, method, dict(env), subrequest=True,
                                 filename=filename)
         finally:
             self.subreq_depth -= 1
@@ -301,9 +302,14 @@ class Evaluation:
 
     def status(self, kind: Literal["uri", "file"], path: str) -> tuple[int, str | None] | None:
         """Look-ahead for the rewrite engine (``-U``/``-F``): a sub-request's status and
-        ``r->filename``."""
-        sub = (self.subrequest(path, None, self.request.method) if kind == "uri" else
-               self.subrequest(path, None, self.request.method, filename=path))
+        ``r->filename``.  Only a main request's rules look ahead, and the engine's request
+        object for it is ``rewrite_base`` itself, whose ``env`` is that round's environment
+        (``[E]`` of the rules before included)."""
+        base = self.rewrite_base
+        env = base.env if base is not None else {}
+        method = self.request.method
+        sub = (self.subrequest(path, None, method, env) if kind == "uri" else
+               self.subrequest(path, None, method, env, filename=path))
         return (sub.status or 200), sub.filename
 
     def variable(self, kind: Literal["uri", "file"], path: str, name: str) -> str | None:

@@ -71,7 +71,7 @@ def multiviews(ev: Evaluation, rnd: Round) -> None:
                 "are not negotiated by the model)")
     chosen = min(scored)[2]
     parent = rnd.uri[:rnd.uri.rfind("/") + 1]
-    sub = ev.subrequest(escape_uri(parent) + escape_uri(chosen), rnd.query, "GET",
+    sub = ev.subrequest(escape_uri(parent) + escape_uri(chosen), rnd.query, "GET", rnd.env,
                         filename=f"{directory}/{chosen}")
     ev.step("type", f"MultiViews: {base} → {chosen}")
     if sub.status:

@@ -392,4 +392,95 @@ RewriteRule ^/forced/.*\\.txt$ - [T=text/x-forced]
     )
 
 
-SITES = [query_string_last, cookies, env_variables, maps_rnd_prg, file_tests, type_and_handler]
+def subrequest_env() -> SiteSpec:
+    """What a sub-request (a DirectoryIndex candidate, a ``-U`` look-ahead) sees of the
+    environment: a copy of its parent's ``r->subprocess_env`` as it is when the sub-request is
+    made (``ap_set_sub_req_protocol``) — server-level and per-directory SetEnvIf, ``[E]`` of the
+    rules before, SetEnv (mod_env's fixup runs before mod_dir's), ``REDIRECT_*`` — and no
+    SetEnvIf of its own: post_read_request does not run for it, and ``ap_process_request_internal``
+    runs ``header_parser`` only on the main request, so neither a server-level nor a
+    per-directory ``SetEnvIf Request_URI`` ever sees the sub-request's URI.  Each ``gN/``
+    refuses its ``index.html`` with ``[F]`` unless a variable is set, so the answer is
+    ``index.html`` when the candidate saw the variable and ``fallback.txt`` otherwise."""
+    deny_index = "RewriteEngine On\nRewriteCond %{{ENV:{}}} !=1\nRewriteRule ^index\\.html$ - [F]\n"
+    files: dict[str, str | None] = {
+        "g1/.htaccess": deny_index.format("IS_BOT"),
+        "g2/.htaccess": "RewriteEngine On\nRewriteRule ^$ - [E=SEEN:1]\n"
+                        "RewriteRule ^index\\.html$ - [E=IN_SUB:yes]\n"
+                        + deny_index.format("SEEN").replace("RewriteEngine On\n", ""),
+        "g3/.htaccess": "SetEnvIf Request_URI index\\.html$ IDX=1\n" + deny_index.format("IDX"),
+        "g4/.htaccess": deny_index.format("SIDX"),
+        "g5/.htaccess": "<Files index.html>\nRequire env IS_BOT\n</Files>\n",
+        "g6/.htaccess": "SetEnv STAGE 1\n" + deny_index.format("STAGE"),
+        "g7/.htaccess": deny_index.format("REDIRECT_FROM"),
+        "g8/.htaccess": "SetEnvIf X-Tok ^yes$ TOK=1\n" + deny_index.format("TOK"),
+        ".htaccess": (
+            "RewriteEngine On\n"
+            "RewriteRule ^hop$ g7/ [E=FROM:1,L]\n"
+            "RewriteCond /lk/secret.txt -U\n"
+            "RewriteRule ^look$ ok.txt [L]\n"
+            "RewriteRule ^look$ no.txt [L]\n"
+            "RewriteCond /lk2/secret.txt -U\n"
+            "RewriteRule ^look2$ ok.txt [L]\n"
+            "RewriteRule ^look2$ no.txt [L]\n"
+            "RewriteRule ^mark$ - [E=MK:1]\n"
+            "RewriteCond /lk3/secret.txt -U\n"
+            "RewriteRule ^mark$ ok.txt [L]\n"
+            "RewriteRule ^mark$ no.txt [L]\n"
+        ),
+        "lk/.htaccess": "Require env IS_BOT\n", "lk/secret.txt": None,
+        "lk2/.htaccess": "SetEnvIf Request_URI secret IN_SUB=1\nRequire env IN_SUB\n",
+        "lk2/secret.txt": None,
+        "lk3/.htaccess": "Require env MK\n", "lk3/secret.txt": None,
+        "ok.txt": None, "no.txt": None,
+    }
+    for n in range(1, 9):
+        files[f"g{n}/index.html"] = None
+        files[f"g{n}/fallback.txt"] = None
+    return SiteSpec(
+        "rw-subenv",
+        files,
+        [
+            Case("/g1/", "server-level SetEnvIf of the main request seen by %{ENV:…} in the "
+                         "candidate's .htaccess rules", headers={"User-Agent": "bot/1"}),
+            Case("/g1/", "the same without a match: the candidate is refused, the next one "
+                         "served", headers={"User-Agent": "curl/8"}),
+            Case("/g2/", "[E] of the main request's per-directory pass is copied into the "
+                         "candidate's sub-request; the sub-request's own [E] comes back with "
+                         "ap_internal_fast_redirect", compare_headers=("X-Sub",)),
+            Case("/g3/", "per-directory SetEnvIf is not run in the sub-request: Request_URI "
+                         "index.html never matches"),
+            Case("/g4/", "nor is server-level SetEnvIf: the sub-request's URI is not matched",
+                 compare_headers=("X-Sidx",)),
+            Case("/g5/", "Require env in the candidate's <Files>: granted with the "
+                         "parent's variable", headers={"User-Agent": "bot/1"}),
+            Case("/g5/", "Require env in the candidate's <Files>: denied, the next candidate",
+                 headers={"User-Agent": "curl/8"}),
+            Case("/g6/", "SetEnv of the main request (mod_env's fixup runs before mod_dir's) "
+                         "is seen by the candidate's rules"),
+            Case("/hop", "[E] becomes REDIRECT_FROM in the next round, and the DirectoryIndex "
+                         "sub-request of that round sees it"),
+            Case("/g7/", "asked directly: no REDIRECT_FROM, the candidate is refused"),
+            Case("/g8/", "per-directory SetEnvIf on a header: set in the main request, "
+                         "copied into the candidate's", headers={"X-Tok": "yes"}),
+            Case("/g8/", "the header does not match: refused", headers={"X-Tok": "no"}),
+            Case("/look", "-U look-ahead: Require env in the target's .htaccess sees the "
+                          "server-level SetEnvIf variable", headers={"User-Agent": "bot/1"}),
+            Case("/look", "-U look-ahead without it: 403, the condition fails",
+                 headers={"User-Agent": "curl/8"}),
+            Case("/look2", "-U look-ahead: the target's own SetEnvIf does not run in the "
+                           "sub-request, Require env fails"),
+            Case("/mark", "-U look-ahead sees [E] of an earlier rule of the same pass"),
+        ],
+        directory_extra="DirectoryIndex index.html fallback.txt",
+        vhost_extra="""
+SetEnvIf User-Agent ^bot IS_BOT=1
+SetEnvIf Request_URI ^/g4/index\\.html$ SIDX=1
+Header always set X-Sidx "%{SIDX}e"
+Header always set X-Sub "%{IN_SUB}e"
+""",
+    )
+
+
+SITES = [query_string_last, cookies, env_variables, maps_rnd_prg, file_tests, type_and_handler,
+         subrequest_env]
