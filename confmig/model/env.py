@@ -40,15 +40,8 @@ def header_parser(ev: Evaluation, rnd: Round) -> None:
     """mod_setenvif's ``header_parser`` hook: the per-directory entries (of a main request or
     an internal redirect: a sub-request runs no header_parser hook)."""
     conf: SetEnvIfDir | None = rnd.config.get("setenvif")
-    if conf is None:
-        return
-    entries = conf.entries
-    server: SetEnvIfDir | None = ev.server.defaults.config.get("setenvif")
-    if server is not None and server.entries:
-        n = len(server.entries)
-        if len(entries) >= n and entries[n - 1] is server.entries[n - 1]:
-            entries = entries[n:]  # the merge puts the server's entries first
-    match_entries(ev, rnd, entries, rnd.uri)
+    if conf is not None and not conf.server:  # (the server's own ran at post_read_request)
+        match_entries(ev, rnd, conf.entries, rnd.uri)
 
 
 def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],

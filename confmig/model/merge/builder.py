@@ -166,7 +166,8 @@ class SectionBuilder:
         if "alias" in t:
             modules["alias"] = AliasDir(**self.alias)
         if "setenvif" in t:
-            modules["setenvif"] = SetEnvIfDir(tuple(self.setenvif))
+            modules["setenvif"] = SetEnvIfDir(tuple(self.setenvif),
+                                              server=self.context == "server")
         if "env" in t:
             modules["env"] = EnvDir(dict(self.env[0]), frozenset(self.env[1]))
         if self.rewrite:

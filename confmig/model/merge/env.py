@@ -33,10 +33,19 @@ class SetEnvIfEntry:
 
 @dataclass(frozen=True, slots=True)
 class SetEnvIfDir:
+    """The entries of one section.  ``server``: the server config's own (written outside any
+    section), which mod_setenvif keeps in its *server* config and runs at post_read_request;
+    they are not part of any directory's entries."""
+
     entries: tuple[SetEnvIfEntry, ...] = ()
+    server: bool = False
 
 
 def merge_setenvif(base: SetEnvIfDir, new: SetEnvIfDir) -> SetEnvIfDir:
+    if new.server:  # a <VirtualHost>'s own onto the main server's (merge_setenvif_config)
+        return SetEnvIfDir(base.entries + new.entries, server=True)
+    if base.server:  # a section's entries: the server's stay in the server config
+        return new
     return SetEnvIfDir(base.entries + new.entries)
 
 
