@@ -161,12 +161,17 @@ def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
     over a filesystem holding just them (:class:`_Only`): the server config's sections
     merged as Apache merges them (``<Directory /> Require all denied`` then ``<Directory
     /var/www> Require all granted`` grants), rewrite rules, redirects, ``<If>``…"""
-    site = build_site(config)
-    site.stat = fs = _Only([t.path for t in targets])
-    site.access_files = AccessFiles(fs, site.state)
+    site = _only(build_site(config), [t.path for t in targets])
     root = site.main.document_root
     servers = [site.main, *(v for v in site.vhosts if v.document_root == root)]
     return [[t for t in targets if _sends(site, server, t)] for server in servers]
+
+
+def _only(site: Site, files: list[str]) -> Site:
+    """*site* over a filesystem holding just *files* (:class:`_Only`)."""
+    site.stat = fs = _Only(files)
+    site.access_files = AccessFiles(fs, site.state)
+    return site
 
 
 def _own_document_root(server: VirtualServer) -> Directive | None:
@@ -197,8 +202,7 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
     if not groups:
         return
     targets = {root: samples(root) for root in groups}
-    site.stat = fs = _Only([t.path for ts in targets.values() for t in ts])
-    site.access_files = AccessFiles(fs, site.state)
+    _only(site, [t.path for ts in targets.values() for t in ts])
     for root, servers in groups.items():
         holes: set[Target] = set()
         anchor: Directive | None = None
