@@ -10,11 +10,14 @@ the file was not read) proves the opposite.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from confmig.lint.testing import ApacheCases, HtaccessCase
+from confmig.model.explain import explain_request
 from confmig.model.registry import (
     OVERRIDE_CLASSES,
     AllowOverride,
@@ -23,7 +26,7 @@ from confmig.model.registry import (
     overrides_permit,
     registry,
 )
-from confmig.servers import ApacheBinary, ApacheServer, http_get
+from confmig.servers import ApacheBinary, ApacheServer, default_modules, http_get
 
 # --- data --------------------------------------------------------------------------------
 
@@ -45,8 +48,40 @@ def test_no_override_gap_is_left_where_apache_was_asked() -> None:
 
 def test_verified_entries_name_the_server() -> None:
     versions = {i.verified for i in registry() if i.verified}
-    assert versions == {"Apache/2.4.71"}
+    assert versions == {"Apache/2.4.71", "Apache/2.4.71 + mod_wsgi/4.9.4"}
     assert all(i.listable is not None for i in registry() if i.verified)
+    assert {i.module for i in registry() if i.third_party and i.verified} == {"mod_wsgi"}
+
+
+def test_mod_wsgi_entries() -> None:
+    reg = registry()
+    wsgi = reg.for_module("mod_wsgi")
+    assert len(wsgi) == 45 and all(i.third_party and i.module == "mod_wsgi" for i in wsgi)
+    alias = reg.get("wsgiscriptalias")
+    assert alias is not None and alias.contexts == {"server config", "virtual host"}
+    assert not reg.allowed_in_htaccess("WSGIDaemonProcess")
+    assert reg.get("WSGIPythonPath").contexts == {"server config"}  # GLOBAL_ONLY
+    assert reg.get("WSGIProcessGroup").contexts == {"server config", "virtual host",
+                                                    "directory"}
+    assert reg.override_classes("WSGICallableObject") == {"FileInfo"}
+    assert reg.get("WSGIAccessScript").contexts == {"directory", ".htaccess"}  # OR_AUTHCFG
+    assert overrides_permit("WSGIProcessGroup", ["None"], ["WSGIProcessGroup"])
+    assert not overrides_permit("WSGIScriptAlias", ["All"], ["WSGIScriptAlias"])
+    assert reg.get("WSGIUserAuthoritative") is None  # in the source; Debian's build lacks it
+
+
+def test_mod_php_entries_from_its_source() -> None:
+    # mod_php is not installed here (php-fpm is): these come from php-src's
+    # sapi/apache2handler/apache_config.c (php_dir_cmds), not from a running server.
+    reg = registry()
+    for name in ("php_value", "php_flag"):
+        assert reg.override_classes(name) == {"Options"}  # OR_OPTIONS
+        assert reg.get(name).contexts == {"server config", "virtual host", "directory",
+                                          ".htaccess"}
+    for name in ("php_admin_value", "php_admin_flag"):  # ACCESS_CONF|RSRC_CONF
+        assert not reg.allowed_in_htaccess(name)
+        assert reg.get(name).contexts == {"server config", "virtual host", "directory"}
+    assert all(i.verified is None for i in reg.for_module("mod_php"))
 
 
 @pytest.mark.parametrize(("name", "classes"), [
@@ -337,3 +372,121 @@ def test_nonfatal_override_skips_instead_of_failing(apache_binary: ApacheBinary,
     assert AllowOverride.parse(lines["a"].split()).nonfatal == {"Override"}
     assert AllowOverride.parse(lines["b"].split()).nonfatal == set()
     assert not overrides_permit("Header", lines["a"].split())
+
+
+# --- third-party modules against real Apache --------------------------------------------
+
+# Arguments mod_wsgi accepts for each of its directives (so only the context can fail).
+WSGI_ARGS = {
+    "WSGIScriptAlias": "/app /tmp/app.wsgi", "WSGIScriptAliasMatch": "^/app /tmp/app.wsgi",
+    "WSGIDaemonProcess": "example", "WSGISocketPrefix": "/tmp/wsgi",
+    "WSGISocketRotation": "On", "WSGIAcceptMutex": "default", "WSGILazyInitialization": "On",
+    "WSGIVerboseDebugging": "Off", "WSGIDontWriteBytecode": "On",
+    "WSGIPythonWarnings": "ignore", "WSGIPythonOptimize": "0", "WSGIPythonHome": "/usr",
+    "WSGIPythonPath": "/tmp", "WSGIPythonEggs": "/tmp", "WSGIPythonHashSeed": "random",
+    "WSGIDestroyInterpreter": "On", "WSGIRestrictEmbedded": "On", "WSGIRestrictStdin": "On",
+    "WSGIRestrictStdout": "On", "WSGIRestrictSignal": "On", "WSGICaseSensitivity": "On",
+    "WSGIRestrictProcess": "example", "WSGIProcessGroup": "example",
+    "WSGIApplicationGroup": "%{GLOBAL}", "WSGICallableObject": "application",
+    "WSGIImportScript": "/tmp/app.wsgi process-group=%{GLOBAL} application-group=%{GLOBAL}",
+    "WSGIDispatchScript": "/tmp/d.wsgi", "WSGIPassApacheRequest": "Off",
+    "WSGIPassAuthorization": "On", "WSGIScriptReloading": "On", "WSGIErrorOverride": "Off",
+    "WSGIChunkedRequest": "Off", "WSGIMapHEADToGET": "Auto", "WSGIIgnoreActivity": "Off",
+    "WSGITrustedProxyHeaders": "X-Forwarded-For", "WSGITrustedProxies": "127.0.0.1",
+    "WSGIEnableSendfile": "Off", "WSGIAccessScript": "/tmp/a.wsgi",
+    "WSGIAuthUserScript": "/tmp/a.wsgi", "WSGIAuthGroupScript": "/tmp/a.wsgi",
+    "WSGIGroupAuthoritative": "On", "WSGIHandlerScript": "wsgi-handler /tmp/h.wsgi",
+    "WSGIServerMetrics": "Off", "WSGINewRelicConfigFile": "/tmp/n.ini",
+    "WSGINewRelicEnvironment": "x",
+}
+_WRAP = {"server config": "{line}", "virtual host": "<VirtualHost *:1>\n{line}\n</VirtualHost>",
+         "directory": "<Directory /tmp>\n{line}\n</Directory>"}
+_REFUSED = re.compile(r"not allowed (here|in <\w+> context)|cannot occur within")
+
+
+@pytest.fixture(scope="module")
+def mod_wsgi(apache_binary: ApacheBinary) -> ApacheBinary:
+    if not (apache_binary.modules_dir / "mod_wsgi.so").is_file():
+        pytest.skip("mod_wsgi is not installed (apt-get install libapache2-mod-wsgi-py3)")
+    return apache_binary
+
+
+@pytest.mark.apache
+def test_mod_wsgi_contexts_agree_with_apache(mod_wsgi: ApacheBinary) -> None:
+    """Each context the registry gives a mod_wsgi directive is accepted there, all of them
+    in one config per context; each it denies is refused there, one config per claim."""
+    infos = registry().for_module("mod_wsgi")
+    assert {i.name for i in infos} == set(WSGI_ARGS)
+
+    def config_test(text: str) -> tuple[bool, str]:
+        result = ApacheServer(None, server_config=text, modules=["wsgi"],
+                              binary=mod_wsgi).config_test()
+        return result.ok, result.message
+
+    jobs: list[tuple[str, str, str]] = []  # (directive or "*", context, config text)
+    for context, wrap in _WRAP.items():
+        allowed = [f"{i.name} {WSGI_ARGS[i.name]}" for i in infos if context in i.contexts]
+        jobs.append(("*", context, wrap.format(line="\n".join(allowed))))
+        jobs += [(i.name, context, wrap.format(line=f"{i.name} {WSGI_ARGS[i.name]}"))
+                 for i in infos if context not in i.contexts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        outcomes = list(pool.map(lambda job: config_test(job[2]), jobs))
+    wrong = []
+    for (name, context, _), (ok, message) in zip(jobs, outcomes, strict=True):
+        if name == "*" and not ok:
+            wrong.append(f"allowed in {context}, but: {message}")
+        elif name != "*" and (ok or not _REFUSED.search(message)):
+            wrong.append(f"{name} refused in {context}, but: {ok} {message}")
+    assert wrong == []
+
+
+@pytest.mark.apache
+def test_mod_wsgi_overrides_agree_with_apache(mod_wsgi: ApacheBinary, docroot: Path) -> None:
+    """Each mod_wsgi directive alone in an .htaccess under each AllowOverride class, and
+    under ``AllowOverride None`` + ``AllowOverrideList`` it: let through or refused as
+    :func:`overrides_permit` says (the marker after it proves the file was read)."""
+    names = sorted(WSGI_ARGS)
+    site = [f"DocumentRoot {docroot}",
+            f"<Directory {docroot}>\n  Require all granted\n  AllowOverride None\n</Directory>"]
+    cases = []
+    for p, klass in enumerate([*sorted(OVERRIDE_CLASSES), "None"]):  # None: + the list
+        for n, name in enumerate(names):
+            where = docroot / f"{p}-{n}"
+            where.mkdir()
+            (where / ".htaccess").write_text(f"{name} {WSGI_ARGS[name]}\n{MARKER}\n")
+            (where / "f.txt").write_text("ok\n")
+            listed = (name,) if klass == "None" else ()
+            lst = f"\n  AllowOverrideList {name}" if listed else ""
+            site.append(f"<Directory {where}>\n  AllowOverride {klass}{lst}\n</Directory>")
+            cases.append((where, Case((klass,), listed, f"{name} {WSGI_ARGS[name]}")))
+    server = ApacheServer(docroot, server_config="\n".join(site),
+                          modules=["authz_core", "wsgi"], binary=mod_wsgi)
+    with server:
+        for where, _ in cases:
+            http_get(server.base_url, f"/{where.name}/f.txt")
+        log = server.error_log_text()
+    wrong = [(case, case.predicted()) for where, case in cases
+             if _outcome(log, where, case) != case.predicted()]
+    assert wrong == []
+    assert sum(case.predicted() for _, case in cases) == 14 + 20  # by a class + listable
+
+
+@pytest.mark.apache
+def test_php_directives_without_mod_php_are_a_500(apache_binary: ApacheBinary) -> None:
+    """With php-fpm (or no PHP) instead of mod_php, ``php_value`` in .htaccess is "Invalid
+    command": 500 for the directory; confmig's model, lint and converter say so too."""
+    modules = [m for m in default_modules(apache_binary) if not m.startswith("php")]
+    cases = [HtaccessCase("value", "php_value upload_max_filesize 64M\n"),
+             HtaccessCase("flag", "php_flag display_errors off\n"),
+             HtaccessCase("admin", "php_admin_value memory_limit 1G\n"),
+             HtaccessCase("guarded", "<IfModule mod_php.c>\n  php_value a b\n</IfModule>\n")]
+    with ApacheCases(cases, modules=modules) as apache:
+        statuses = {c.name: apache.status(c.name) for c in cases}
+        logs = {c.name: " ".join(apache.error_log(c.name)) for c in cases}
+        assert statuses == {"value": 500, "flag": 500, "admin": 500, "guarded": 200}
+        assert "Invalid command 'php_value'" in logs["value"]
+        assert "Invalid command 'php_admin_value'" in logs["admin"]
+        assert apache.root is not None
+        ours = {c.name: explain_request(f"/{c.name}/index.html", root=apache.root).status
+                for c in cases}
+    assert ours == statuses

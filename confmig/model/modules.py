@@ -6,6 +6,16 @@ of the module struct -- ``__FILE__`` where the struct is defined, basename kept 
 ``<IfModule x>`` is true when *x* equals either name of a loaded module, compared with
 ``strcmp``: exact case, no ``.so``, no bare ``mod_rewrite``.  The manual calls modules by a
 third name (``mod_rewrite``, ``core``, ``event``) that ``<IfModule>`` does not accept.
+(``server/core.c`` find_module: ``ap_find_linked_module`` compares the module struct's
+``name`` -- ``__FILE__`` with its directories stripped by ``ap_add_module`` -- then the
+prelinked symbols, then mod_so's ``ap_find_loaded_module_symbol`` the identifier each
+``LoadModule`` named.)
+
+A module confmig has no facts for (a vendor's ``foo_module``) is loaded all the same: its
+identity is guessed from the names it was given (``foo_module`` <-> ``mod_foo.c``, which is
+how nearly every module is written; checked on Apache with mod_wsgi) and marked ``unknown``.
+Its directives cannot be told from typos; :meth:`ModuleSet.not_modelled` says what confmig
+knows about a directive that is accepted but not modelled.
 
 Most modules follow ``mod_X.c`` / ``X_module``; the irregular ones include mod_ldap
 (``util_ldap.c``), the MPMs (``event.c`` / ``mpm_event_module``), http_core
@@ -49,6 +59,7 @@ class ModuleIdentity:
     third_party: bool = False
     verified: str | None = None
     note: str | None = None
+    unknown: bool = False
 
     @property
     def spellings(self) -> tuple[str, ...]:
@@ -97,6 +108,43 @@ def lookup(name: str) -> ModuleIdentity | None:
     return _index().get(name.strip().lower())
 
 
+def unknown_identity(name: str, path: str | None = None) -> ModuleIdentity:
+    """The identity of a module confmig has no facts for, guessed from *name* (an identifier
+    ``foo_module``, a source file ``mod_foo.c`` or a manual name ``mod_foo``) and, for
+    ``LoadModule``, the shared object *path*.
+
+    ``<IfModule>`` then answers to ``foo_module`` and ``mod_foo.c``: a module's struct is
+    named ``foo_module`` and defined in ``mod_foo.c`` by the convention nearly every module
+    follows (mod_wsgi: ``wsgi_module`` in ``src/server/mod_wsgi.c``).  A name of neither shape
+    is taken as the identifier, with no source file.
+    """
+    name = name.strip()
+    shared = PurePath(path).name if path else None
+    stem = shared.split(".", 1)[0] if shared else None
+    if name.endswith("_module") and len(name) > len("_module"):
+        identifier = name
+        base = name.removesuffix("_module")
+        source = f"{stem}.c" if stem and stem.startswith("mod_") else f"mod_{base}.c"
+    elif name.startswith("mod_") and len(name) > len("mod_"):
+        base = name.split(".", 1)[0]
+        source = name if name.endswith((".c", ".cc", ".cpp")) else f"{base}.c"
+        identifier = f"{base.removeprefix('mod_')}_module"
+    else:
+        identifier, source = name, None
+    manual = source.split(".", 1)[0] if source else name
+    return ModuleIdentity(
+        name=manual, identifier=identifier, source=source,
+        shared_object=shared or (f"{manual}.so" if source else None), third_party=True,
+        note="unknown module: confmig has no facts for it; its <IfModule> names are guessed "
+             "from the names it was given", unknown=True,
+    )
+
+
+@cache
+def _has_directive_facts(module: str) -> bool:
+    return bool(registry().for_module(module))
+
+
 def misname_hint(name: str) -> str | None:
     """What an ``<IfModule>`` argument that names no module was probably meant to be, for
     names seen in real files (``mod_php8.c``: PHP 8's module is ``mod_php.c``)."""
@@ -131,10 +179,12 @@ class ModuleSet:
         return cls(i for i in identities() if i.static)
 
     def add(self, module: str | ModuleIdentity) -> ModuleIdentity:
-        """Mark a known module loaded; *module* is an identity or any of its names."""
-        ident = module if isinstance(module, ModuleIdentity) else lookup(module)
-        if ident is None:
-            raise KeyError(f"unknown module {module!r}")
+        """Mark a module loaded; *module* is an identity or any of its names.  A name no
+        known module has is loaded all the same, as :func:`unknown_identity`."""
+        if isinstance(module, ModuleIdentity):
+            ident = module
+        else:
+            ident = lookup(module) or unknown_identity(module)
         return self._loaded.setdefault(ident.identifier, ident)
 
     def add_loadmodule(self, identifier: str, path: str) -> ModuleIdentity:
@@ -142,20 +192,16 @@ class ModuleSet:
 
         The identifier is taken as written (it is the symbol Apache looks up, so its case
         matters).  For a module this registry does not know, its source file name cannot be
-        read without the shared object; it is guessed from the file name (``mod_foo.so`` ->
-        ``mod_foo.c``) and the identity says so in ``note``.  Loading an already loaded
-        module changes nothing (Apache: "module ... is already loaded, skipping").
+        read without the shared object; it is guessed (:func:`unknown_identity`: from the
+        file name, ``mod_foo.so`` -> ``mod_foo.c``, else from the identifier) and the
+        identity says so in ``note``.  Loading an already loaded module changes nothing
+        (Apache: "module ... is already loaded, skipping").
         """
         if identifier in self._loaded:
             return self._loaded[identifier]
         known = next((i for i in identities() if i.identifier == identifier), None)
         if known is None:
-            stem = PurePath(path).name.split(".", 1)[0]
-            source = f"{stem}.c" if stem.startswith("mod_") else None
-            known = ModuleIdentity(
-                name=stem, identifier=identifier, source=source, shared_object=PurePath(path).name,
-                third_party=True, note="unknown module; source file guessed from its file name",
-            )
+            known = unknown_identity(identifier, path)
         self._loaded[identifier] = known
         return known
 
@@ -180,6 +226,35 @@ class ModuleSet:
         their ``<`` (``<Files``), as Apache's command table has them."""
         return any(self.has_module(m) for info in registry().get_exact(name)
                    for m in info.modules)
+
+    @property
+    def without_facts(self) -> tuple[ModuleIdentity, ...]:
+        """Loaded modules whose directives confmig has no facts for: unknown ones, and
+        third-party ones the registry lists no directive of (mod_fcgid, mod_lsapi)."""
+        return tuple(i for i in self._loaded.values()
+                     if i.third_party and (i.unknown or not _has_directive_facts(i.name)))
+
+    def not_modelled(self, directive: str) -> str | None:
+        """Why confmig cannot say what *directive* does here, or None.
+
+        A third-party directive whose module is loaded (``WSGIScriptAlias`` with mod_wsgi,
+        ``php_value`` with mod_php) is known to exist -- where it may appear comes from the
+        registry -- but its effect is not modelled.  A name no module in the registry
+        defines, while a module without facts is loaded, may be that module's: not
+        modelled either (without such a module it is Apache's "Invalid command").  None for
+        Apache's own directives and for a directive whose module is not loaded.
+        """
+        infos = registry().get_all(directive)
+        loaded = [i for i in infos if any(self.has_module(m) for m in i.modules)]
+        if loaded:
+            if all(i.third_party for i in loaded):
+                return f"{loaded[0].name} ({loaded[0].module}): known to exist, not modelled"
+            return None
+        blind = [i.identifier for i in self.without_facts]
+        if infos or not blind:
+            return None
+        return (f"{directive}: unknown to confmig; loaded {', '.join(sorted(blind))}, which "
+                f"confmig has no facts for, may define it: not modelled")
 
     def copy(self) -> ModuleSet:
         return ModuleSet(self._loaded.values())
