@@ -174,6 +174,10 @@ def explain(
     header: Annotated[list[str] | None, typer.Option("-H", "--header", help="Request header "
                                                      "'Name: value' (repeatable).")] = None,
     method: Annotated[str, typer.Option("-X", "--method", help="Request method.")] = "GET",
+    user: Annotated[str | None, typer.Option("--user", "-u", help="Send Basic credentials "
+                                             "NAME:PASSWORD (never printed).")] = None,
+    remote_addr: Annotated[str | None, typer.Option("--remote-addr", help="The client's "
+                                                    "address (default 127.0.0.1).")] = None,
     define: DefinesOption = None,
     fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
 ) -> None:
@@ -182,7 +186,8 @@ def explain(
 
     try:
         answer = explain_request(url, root=root, config=config, host=host,
-                                 headers=header or [], method=method, defines=define or [])
+                                 headers=header or [], method=method, defines=define or [],
+                                 user=user, remote_addr=remote_addr)
     except ExplainError as exc:
         fail(str(exc))
     if fmt is ExplainFormat.json:

@@ -5,13 +5,16 @@ configuration, the method and the client address is memoised per merged configur
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
+from confmig.model.authn import authenticate, groups_of
 from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
 from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
 from confmig.model.round import Round
 from confmig.model.variables import lookup_for
+from confmig.syntax.words import split_words
 
 if TYPE_CHECKING:
     from confmig.model.evaluate import Evaluation
@@ -73,7 +76,18 @@ def access_status(ev: Evaluation, rnd: Round, method: str, dynamic: list[bool]) 
             ev.step("access", "a Require needs an authenticated user but no AuthType is "
                               "set → 500")
             return 500
-        ev.step("access", f"AuthType {auth_type}: authentication required → 401")
+        dynamic.append(True)  # the answer now depends on the Authorization header
+        login = authenticate(ev, rnd)
+        if login.status:
+            return login.status
+        result = apply_authz(ev, authz.section, rnd, method, "and", dynamic, login.user)
+        ev.step("access", f"authorization of user {login.user!r}: {result}")
+        if result == "granted":
+            return 0
+        if result != "denied-no-user" and authz.forbidden_on_fail:
+            ev.step("access", "AuthzSendForbiddenOnFailure On → 403")
+            return 403
+        ev.step("access", "authorization failure for the authenticated user → 401")
         return 401
     ev.step("access", "authorization denied → 403")
     return 403
@@ -118,20 +132,21 @@ def check_compat(ev: Evaluation, access: AccessDir | None, rnd: Round, method: s
 
 
 def apply_authz(ev: Evaluation, node: AuthzNode, rnd: Round, method: str, parent_op: str,
-                dynamic: list[bool]) -> AuthzResult:
-    """``apply_authz_sections``: a group or a Require line, with its method limits."""
+                dynamic: list[bool], user: str | None = None) -> AuthzResult:
+    """``apply_authz_sections``: a group or a Require line, with its method limits; *user* is
+    the authenticated user (None before authentication)."""
     if node.methods is not None and method not in node.methods and (
             method != "HEAD" or "GET" not in node.methods):
         return "granted" if parent_op == "and" else "neutral"
     result: AuthzResult
     if node.provider is not None:
-        result = provider(ev, node, rnd, method, dynamic)
+        result = provider(ev, node, rnd, method, dynamic, user)
         if ev.trace:
             ev.step("access", f"{node.describe()} → {result}", node.directive)
     else:
         result = "neutral"
         for child in node.children:
-            r = apply_authz(ev, child, rnd, method, node.op, dynamic)
+            r = apply_authz(ev, child, rnd, method, node.op, dynamic, user)
             if r == "neutral":
                 continue
             if node.op == "and":
@@ -155,8 +170,9 @@ def apply_authz(ev: Evaluation, node: AuthzNode, rnd: Round, method: str, parent
 
 
 def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
-             dynamic: list[bool]) -> AuthzResult:
-    """The authz providers, for an unauthenticated client."""
+             dynamic: list[bool], user: str | None = None) -> AuthzResult:
+    """The authz providers; the user-based ones answer "denied-no-user" until *user* is
+    known."""
     name, args = node.provider, node.args.split()
     req = ev.request
     if name == "all":
@@ -171,7 +187,9 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
         wanted = "GET" if method == "HEAD" else method
         return "granted" if wanted in {a.upper() for a in args} else "denied"
     if name in NO_USER_PROVIDERS:
-        return "denied-no-user"
+        if user is None:
+            return "denied-no-user"
+        return user_provider(ev, name, node.args, rnd, user)
     dynamic.append(True)
     if name == "env":
         return "granted" if any(a in rnd.env for a in args) else "denied"
@@ -189,6 +207,55 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
         return "granted" if ok else "denied"
     ev.note(f"Require {name}: not modelled (taken as denied)")
     return "denied"
+
+
+def user_provider(ev: Evaluation, name: str, args: str, rnd: Round, user: str) -> AuthzResult:
+    """``Require user``/``valid-user``/``group``/``file-owner``/``file-group`` for an
+    authenticated *user* (mod_authz_user, mod_authz_groupfile, mod_authz_owner)."""
+    if "%{" in args:
+        ev.note(f"Require {name} {args}: an expression in the list is not evaluated (taken "
+                "as denied)")
+        return "denied"
+    if name == "valid-user":
+        return "granted"
+    if name == "user":
+        return "granted" if user in split_words(args) else "denied"
+    if name == "group":
+        groups = groups_of(ev, rnd, user)
+        if not groups:
+            return "denied"
+        return "granted" if any(g in groups for g in split_words(args)) else "denied"
+    if name in ("file-owner", "file-group"):
+        return file_owner(ev, name, rnd, user)
+    ev.note(f"Require {name}: not modelled (taken as denied)")
+    return "denied"
+
+
+def file_owner(ev: Evaluation, name: str, rnd: Round, user: str) -> AuthzResult:
+    """mod_authz_owner: the file's owner (``file-owner``) or its group, which must then be
+    one of the user's groups from AuthGroupFile (``file-group``)."""
+    import grp
+    import pwd
+
+    filename = rnd.filename
+    try:
+        st = os.stat(filename) if filename else None
+    except OSError:
+        st = None
+    if st is None:
+        return "denied"
+    if name == "file-owner":
+        try:
+            owner = pwd.getpwuid(st.st_uid).pw_name
+        except KeyError:
+            return "denied"
+        return "granted" if owner == user else "denied"
+    try:
+        group = grp.getgrgid(st.st_gid).gr_name
+    except KeyError:
+        return "denied"
+    groups = groups_of(ev, rnd, user)
+    return "granted" if groups and group in groups else "denied"
 
 
 def _last_directive(access: AccessDir | None) -> Any:

@@ -7,6 +7,9 @@ rewrite engine's steps), :func:`render_json` for programs.
 
 from __future__ import annotations
 
+import base64
+import dataclasses
+import ipaddress
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,9 +42,11 @@ class ExplainError(ValueError):
 
 def explain_request(url: str, *, root: Path | None = None, config: Path | None = None,
                     host: str | None = None, headers: Sequence[str] = (),
-                    method: str = "GET", defines: Iterable[str] = ()) -> Answer:
+                    method: str = "GET", defines: Iterable[str] = (),
+                    user: str | None = None, remote_addr: str | None = None) -> Answer:
     """Load the docroot and/or server config and evaluate ``method url`` with *headers*
-    (``Name: value`` strings, as curl's ``-H`` takes them)."""
+    (``Name: value`` strings, as curl's ``-H`` takes them); *user* (``NAME:PASSWORD``, as
+    curl's ``--user``) sends Basic credentials, *remote_addr* is the client's address."""
     if root is None and config is None:
         raise ExplainError("give --root DOCROOT or --config httpd.conf")
     if root is not None and not root.is_dir():
@@ -50,14 +55,30 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
         raise ExplainError(f"{config}: no such file")
     try:
         pairs = [parse_header_option(h) for h in headers]
+        if user is not None:
+            pairs.append(basic_authorization(user))
         request = Request.from_url(url, method=method, headers=pairs, host=host)
     except RequestError as exc:
         raise ExplainError(str(exc)) from exc
+    if remote_addr is not None:
+        try:
+            remote_addr = str(ipaddress.ip_address(remote_addr))
+        except ValueError as exc:
+            raise ExplainError(f"--remote-addr {remote_addr!r} is not an IP address") from exc
+        request = dataclasses.replace(request, remote_addr=remote_addr)
     workspace = load_path(root, config, set(defines))
     if workspace.server is not None and not workspace.server.ok:
         first = workspace.server.errors[0]
         raise ExplainError(f"the server config does not load: {first}")
     return evaluate(workspace, request)
+
+
+def basic_authorization(user: str) -> tuple[str, str]:
+    """``--user NAME:PASSWORD`` → the ``Authorization: Basic …`` header curl would send."""
+    if ":" not in user:
+        raise RequestError("--user takes NAME:PASSWORD")
+    token = base64.b64encode(user.encode("utf-8", errors="surrogateescape")).decode("ascii")
+    return "Authorization", f"Basic {token}"
 
 
 # -- JSON --------------------------------------------------------------------------------

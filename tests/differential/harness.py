@@ -22,7 +22,14 @@ from confmig.load import load_config
 from confmig.model.evaluate import Answer, evaluate
 from confmig.model.request import Request, RequestHeaders
 from confmig.model.walk import Site, build_site
-from confmig.servers import ApacheServer, Response, http_get, make_docroot
+from confmig.servers import (
+    ApacheServer,
+    Response,
+    default_modules,
+    find_apache,
+    http_get,
+    make_docroot,
+)
 
 BODY_PREFIX = b"FILE:"
 ROOT_TOKEN = "@ROOT@"  # in directory_extra / vhost_extra: the site's DocumentRoot
@@ -87,7 +94,7 @@ def write_site(root: Path, site: SiteSpec) -> Path:
         target.parent.mkdir(parents=True, exist_ok=True)
         data = auto_body(rel) if content is None else content
         if isinstance(data, str):
-            data = data.encode()
+            data = data.replace(ROOT_TOKEN, str(base)).encode()
         target.write_bytes(data)
     for link, dest in site.symlinks.items():
         path = base / link
@@ -147,11 +154,14 @@ class Outcome:
 class Harness:
     """Start Apache for *sites*, send every case, evaluate every case with the model."""
 
-    def __init__(self, sites: Iterable[SiteSpec], main_extra: str = "") -> None:
+    def __init__(self, sites: Iterable[SiteSpec], main_extra: str = "",
+                 extra_modules: Iterable[str] = ()) -> None:
         """*main_extra* is main-server configuration written before the vhosts (it then
-        applies to every site of this harness: give such sites a harness of their own)."""
+        applies to every site of this harness: give such sites a harness of their own), and
+        *extra_modules* are loaded besides the machine's default set."""
         self.sites = list(sites)
         self.main_extra = main_extra
+        self.extra_modules = tuple(extra_modules)
         names = [s.name for s in self.sites]
         if len(set(names)) != len(names):
             raise ValueError("site names must be unique")
@@ -169,7 +179,11 @@ class Harness:
         write_site(self.root, DEFAULT_SITE)
         for site in self.sites:
             write_site(self.root, site)
-        self.server = ApacheServer(self.root, server_config=self.config_text())
+        modules = None
+        if self.extra_modules:
+            binary = find_apache()
+            modules = [*default_modules(binary), *self.extra_modules]
+        self.server = ApacheServer(self.root, server_config=self.config_text(), modules=modules)
         self.server.start()
         loaded = load_config(self.server.conf_path)
         assert loaded.ok, loaded.errors

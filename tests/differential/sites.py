@@ -10,6 +10,7 @@ from tests.differential import (
     sites_core,
     sites_corpus,
     sites_integration,
+    sites_logins,
     sites_rewrite,
     sites_rewrite_more,
 )
@@ -38,3 +39,14 @@ def main_server_sites() -> list[SiteSpec]:
     """Sites that need :data:`~tests.differential.sites_integration.MAIN_EXTRA` in the main
     server: they get an Apache of their own."""
     return list(_main_server_sites())
+
+
+@cache
+def _login_sites() -> tuple[SiteSpec, ...]:
+    return tuple(make() for make in sites_logins.SITES)
+
+
+def login_sites() -> list[SiteSpec]:
+    """Sites that need :data:`~tests.differential.sites_logins.LOGIN_MODULES`: they get an
+    Apache of their own."""
+    return list(_login_sites())

@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tests.differential.harness import Outcome, describe, header_mismatches, real_file
-from tests.differential.sites import all_sites, main_server_sites
+from tests.differential.sites import all_sites, login_sites, main_server_sites
 
 CASES = [(site.name, i, case) for site in all_sites() for i, case in enumerate(site.cases)]
 MAIN_CASES = [(site.name, i, case) for site in main_server_sites()
               for i, case in enumerate(site.cases)]
+LOGIN_CASES = [(site.name, i, case) for site in login_sites()
+               for i, case in enumerate(site.cases)]
 
 
 def check(outcome: Outcome) -> None:
@@ -48,6 +50,14 @@ def test_model_matches_apache(outcomes: dict[tuple[str, int], Outcome], site: st
 def test_main_server_rules_match_apache(main_server_outcomes: dict[tuple[str, int], Outcome],
                                         site: str, index: int, case: object) -> None:
     check(main_server_outcomes[(site, index)])
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(("site", "index", "case"), LOGIN_CASES,
+                         ids=[f"{s}:{c.why}" for s, _, c in LOGIN_CASES])
+def test_logins_match_apache(login_outcomes: dict[tuple[str, int], Outcome], site: str,
+                             index: int, case: object) -> None:
+    check(login_outcomes[(site, index)])
 
 
 def test_enough_cases_and_sites() -> None:

@@ -11,7 +11,8 @@ simply replaced by the most specific section that mentions it).  This package mi
   ``mod_headers.c`` (:mod:`.headers`), ``mod_dir.c`` (:mod:`.dir`), ``mod_expires.c``
   (:mod:`.expires`), ``mod_authz_core.c``/``mod_authn_core.c`` (:mod:`.authz`),
   ``mod_access_compat.c`` (:mod:`.access_compat`), ``mod_alias.c`` (:mod:`.alias`),
-  ``mod_setenvif.c``/``mod_env.c`` (:mod:`.env`); mod_rewrite's is
+  ``mod_setenvif.c``/``mod_env.c`` (:mod:`.env`), ``mod_auth_basic.c``/``mod_authn_file.c``/
+  ``mod_authz_groupfile.c`` (:mod:`.authbasic`); mod_rewrite's is
   :func:`confmig.model.rewrite.merge`;
 * :class:`SectionBuilder` (:mod:`.builder`) turns the directives of one section into module
   configs, collecting the errors Apache reports for bad arguments;
@@ -21,6 +22,7 @@ simply replaced by the most specific section that mentions it).  This package mi
 from confmig.model.applied import AppliedDirective
 from confmig.model.merge.access_compat import AccessDir, AllowDeny
 from confmig.model.merge.alias import AliasDir, merge_alias, parse_redirect
+from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir, GroupFileDir
 from confmig.model.merge.authz import (
     AUTHZ_PROVIDERS,
     AuthnDir,
@@ -67,9 +69,10 @@ __all__ = [
     "AUTHZ_PROVIDERS", "DEFAULT_CHARSET", "MERGERS", "METHODS", "OPTION_BITS", "OPT_ALL",
     "OPT_EXECCGI", "OPT_INCLUDES", "OPT_INC_WITH_EXEC", "OPT_INDEXES", "OPT_MULTI", "OPT_NONE",
     "OPT_SERVER_DEFAULT", "OPT_SYM_LINKS", "OPT_SYM_OWNER", "OPT_UNSET", "OVERRIDE_CLASSES",
-    "AccessDir", "AliasDir", "AllowDeny", "AppliedDirective", "AuthnDir", "AuthzDir",
-    "AuthzNode", "AuthzOp", "ConfigError", "Context", "CoreDir", "DirConfig", "DirDir",
-    "EnvDir", "ExpiresDir", "ExtInfo", "HeaderAction", "HeaderEntry", "HeadersDir", "MimeDir",
+    "AccessDir", "AliasDir", "AllowDeny", "AppliedDirective", "AuthBasicDir", "AuthnDir",
+    "AuthnFileDir", "AuthzDir", "AuthzNode", "AuthzOp", "ConfigError", "Context", "CoreDir",
+    "DirConfig", "DirDir", "EnvDir", "ExpiresDir", "ExtInfo", "GroupFileDir", "HeaderAction",
+    "HeaderEntry", "HeadersDir", "MimeDir",
     "OptsState", "SectionBuilder", "SetEnvIfDir", "SetEnvIfEntry", "error_document_kind",
     "expires_code", "ip_matches", "merge_alias", "merge_authn", "merge_authz", "merge_configs",
     "merge_core", "merge_dir", "merge_env", "merge_expires", "merge_headers", "merge_mime",

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from confmig.model.mapping import AliasEntry
 from confmig.model.merge.access_compat import AccessDir
 from confmig.model.merge.alias import AliasDir
+from confmig.model.merge.authbasic import AuthBasicDir
 from confmig.model.merge.authz import (
     AuthnDir,
     AuthzDir,
@@ -67,6 +68,10 @@ class SectionBuilder:
         self.authz_stack: list[list[AuthzNode]] = [[]]
         self.authz: dict[str, Any] = {}
         self.authn: dict[str, Any] = {}
+        # Modules whose whole config one directive sets (no merger: the section replaces).
+        self.module_configs: dict[str, Any] = {}
+        # Modules built from fields at the end, by name (mod_auth_basic).
+        self.module_fields: dict[str, dict[str, Any]] = {}
         self.access: dict[str, Any] = {}
         self.alias: dict[str, Any] = {}
         self.setenvif: list[SetEnvIfEntry] = []
@@ -161,6 +166,9 @@ class SectionBuilder:
                                         self.authz.get("fof"))
         if "authn" in t:
             modules["authn"] = AuthnDir(**self.authn)
+        modules.update(self.module_configs)
+        if "auth_basic" in self.module_fields:
+            modules["auth_basic"] = AuthBasicDir(**self.module_fields["auth_basic"])
         if "access" in t:
             modules["access"] = AccessDir(**self.access)
         if "alias" in t:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from confmig.model.merge.alias import merge_alias
+from confmig.model.merge.authbasic import merge_auth_basic
 from confmig.model.merge.authz import merge_authn, merge_authz
 from confmig.model.merge.core import merge_core
 from confmig.model.merge.dir import merge_dir
@@ -21,7 +22,7 @@ MERGERS: dict[str, Callable[[Any, Any], Any]] = {
     "core": merge_core, "mime": merge_mime, "headers": merge_headers, "dir": merge_dir,
     "expires": merge_expires, "authz": merge_authz, "authn": merge_authn,
     "alias": merge_alias, "rewrite": merge_rewrite, "setenvif": merge_setenvif,
-    "env": merge_env,
+    "env": merge_env, "auth_basic": merge_auth_basic,
 }
 
 DirConfig = Mapping[str, Any]

@@ -1,0 +1,123 @@
+"""The per-directory configuration of HTTP Basic logins: ``mod_auth_basic`` (which providers
+check the password), ``mod_authn_file`` (``AuthUserFile``) and ``mod_authz_groupfile``
+(``AuthGroupFile``).
+
+``mod_authn_file`` and ``mod_authz_groupfile`` have no merger ("default is to override"):
+a section that names a file replaces the parent's, a section that does not keeps it — which
+:func:`confmig.model.merge.vector.merge_configs` does for a module without a merger.
+``mod_auth_basic`` merges field by field (``merge_auth_basic_dir_config``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from confmig.model.merge.handlers import handles, on_off, takes
+from confmig.syntax import Directive
+
+if TYPE_CHECKING:
+    from confmig.model.merge.builder import SectionBuilder
+
+# Providers mod_auth_basic can ask; confmig checks passwords only for "file".
+KNOWN_PROVIDERS = {"file": "mod_authn_file", "dbm": "mod_authn_dbm",
+                   "dbd": "mod_authn_dbd", "ldap": "mod_authnz_ldap",
+                   "socache": "mod_authn_socache", "anon": "mod_authn_anon"}
+
+
+@dataclass(frozen=True, slots=True)
+class AuthBasicDir:
+    """``auth_basic_config_rec``: AuthBasicProvider, AuthBasicAuthoritative,
+    AuthBasicUseDigestAlgorithm, AuthBasicFake (None: not set here)."""
+
+    providers: tuple[str, ...] | None = None
+    authoritative: bool | None = None
+    digest_algorithm: str | None = None
+    fake: bool | None = None
+
+
+def merge_auth_basic(base: AuthBasicDir, new: AuthBasicDir) -> AuthBasicDir:
+    def pick(a: object, b: object) -> object:
+        return b if b is not None else a
+    return AuthBasicDir(
+        providers=new.providers if new.providers is not None else base.providers,
+        authoritative=pick(base.authoritative, new.authoritative),  # type: ignore[arg-type]
+        digest_algorithm=pick(base.digest_algorithm,  # type: ignore[arg-type]
+                              new.digest_algorithm),
+        fake=pick(base.fake, new.fake))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class AuthnFileDir:
+    """``authn_file_config_rec``: the password file, as written (relative to ServerRoot)."""
+
+    user_file: str
+
+
+@dataclass(frozen=True, slots=True)
+class GroupFileDir:
+    """``authz_groupfile_config_rec``: the group file, as written (relative to ServerRoot)."""
+
+    group_file: str
+
+
+@handles("authuserfile")
+def _auth_user_file(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err:
+        return err
+    b.module_configs["authn_file"] = AuthnFileDir(d.args[0])
+    return None
+
+
+@handles("authgroupfile")
+def _auth_group_file(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err:
+        return err
+    b.module_configs["authz_groupfile"] = GroupFileDir(d.args[0])
+    return None
+
+
+def _basic(b: SectionBuilder) -> dict[str, object]:
+    return b.module_fields.setdefault("auth_basic", {})
+
+
+@handles("authbasicprovider")
+def _auth_basic_provider(b: SectionBuilder, d: Directive,
+                         _m: frozenset[str] | None) -> str | None:
+    if not d.args:
+        return "AuthBasicProvider requires at least one argument"
+    for name in d.args:
+        module = KNOWN_PROVIDERS.get(name.lower())
+        if module is None or not b.has_module(module):
+            return (f"Unknown Authn provider: {name}")
+    _basic(b)["providers"] = tuple(a.lower() for a in d.args)
+    return None
+
+
+@handles("authbasicauthoritative")
+def _auth_basic_authoritative(b: SectionBuilder, d: Directive,
+                              _m: frozenset[str] | None) -> str | None:
+    value = on_off(d)
+    if value is None:
+        return f"{d.name} must be On or Off"
+    _basic(b)["authoritative"] = value
+    return None
+
+
+@handles("authbasicusedigestalgorithm")
+def _auth_basic_digest(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    err = takes(d, 1, 1)
+    if err:
+        return err
+    if d.args[0].lower() not in ("md5", "off"):
+        return "Invalid algorithm in AuthBasicUseDigestAlgorithm"
+    _basic(b)["digest_algorithm"] = None if d.args[0].lower() == "off" else "MD5"
+    return None
+
+
+@handles("authbasicfake")
+def _auth_basic_fake(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    _basic(b)["fake"] = not (len(d.args) == 1 and d.args[0].lower() == "off")
+    return None
