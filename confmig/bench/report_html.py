@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-import markupsafe
 
 from confmig.bench.charts import PALETTE, Point, Series, bar_chart, line_chart
 from confmig.bench.records import Summary
@@ -22,8 +21,10 @@ MAX_BAR_CHARTS = 4
 
 def defang(value: object) -> object:
     """Break ``scheme://`` in free text (an error quoting a ``Location`` header, say) with a
-    zero-width space, so the page holds no URL a browser or a checker could follow."""
-    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+    zero-width space, so the page holds no URL a browser or a checker could follow.  Markup
+    the templates built themselves (anything with ``__html__``, jinja2's safe-string
+    protocol) is left alone."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
         return value.replace("://", ":/\u200b/")
     return value
 

@@ -1,22 +1,22 @@
 """Strings that match — and strings that just miss — a PCRE pattern from a configuration.
 
-Candidates come from hypothesis's ``from_regex`` (Python's regex syntax, which covers most
-patterns found in ``.htaccess`` files), driven deterministically (``derandomize``) so two runs
-probe the same URLs.  Every candidate is then checked with PCRE2 compiled as Apache compiles it
-(:class:`confmig.model.rewrite.regex.Regex`): Python's ``re`` is never the judge.  "Misses" are
+Candidates come from :mod:`confmig.verify.strgen`, which reads the common subset of PCRE syntax
+and walks it with a seeded generator, bounded in size and work, so two runs probe the same URLs
+and no pattern can make the generation explode.  Every candidate is then checked with PCRE2
+compiled as Apache compiles it (:class:`confmig.model.rewrite.regex.Regex`): Python's ``re``
+is never the judge.  "Misses" are
 small edits of matching strings that PCRE2 says no longer match.
 """
 
 from __future__ import annotations
 
-import re
 import string
-import warnings
 from functools import lru_cache
 
 import pcre2
 
 from confmig.model.rewrite.regex import Regex, RegexError
+from confmig.verify.strgen import strings
 
 # Characters a probe URL may carry unescaped in a path segment.
 PATH_ALPHABET = string.ascii_letters + string.digits + "-._~/"
@@ -75,44 +75,7 @@ def _hits(regex: Regex, text: str) -> bool | None:
 
 
 def _generated(pattern: str, count: int, alphabet: str) -> list[str]:
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import strategies as st
-    from hypothesis.errors import HypothesisException
-
-    out: list[str] = []
-    try:
-        strategy = st.from_regex(_pythonic(pattern), alphabet=st.sampled_from(alphabet))
-    except (re.error, HypothesisException, ValueError, TypeError):  # PCRE-only syntax
-        return out
-
-    @settings(max_examples=count, database=None, derandomize=True, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def collect(text: str) -> None:
-        out.append(text)
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            collect()
-    except (HypothesisException, ValueError, TypeError, RecursionError):
-        pass
-    return out
-
-
-_POSIX_CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "a-zA-Z0-9", "upper": "A-Z", "lower": "a-z",
-    "xdigit": "0-9a-fA-F", "space": " \\t\\n\\r\\f\\v", "word": "\\w",
-    "punct": "!-/:-@\\[-`{-~",
-}
-
-
-def _pythonic(pattern: str) -> str:
-    """PCRE's POSIX classes (``[[:alpha:]]``), which Python's parser lacks, spelled out —
-    only to *generate* candidates; PCRE2 still decides."""
-    for name, chars in _POSIX_CLASSES.items():
-        pattern = pattern.replace(f"[:{name}:]", chars)
-    return pattern
+    return strings(pattern, count, alphabet, MAX_LENGTH)
 
 
 def _literal_guesses(pattern: str) -> list[str]:
