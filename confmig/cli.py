@@ -178,6 +178,9 @@ def explain(
                                              "NAME:PASSWORD (never printed).")] = None,
     remote_addr: Annotated[str | None, typer.Option("--remote-addr", help="The client's "
                                                     "address (default 127.0.0.1).")] = None,
+    no_dns: Annotated[bool, typer.Option("--no-dns", help="Do not look up host names for "
+                                         "Require host / Allow from NAME (announced).")]
+    = False,
     define: DefinesOption = None,
     fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
 ) -> None:
@@ -187,7 +190,7 @@ def explain(
     try:
         answer = explain_request(url, root=root, config=config, host=host,
                                  headers=header or [], method=method, defines=define or [],
-                                 user=user, remote_addr=remote_addr)
+                                 user=user, remote_addr=remote_addr, dns=not no_dns)
     except ExplainError as exc:
         fail(str(exc))
     if fmt is ExplainFormat.json:
@@ -252,8 +255,9 @@ def verify(
                                                   "per line: [METHOD] PATH [| Name: value]…")]
     = None,
     max_requests: Annotated[int, typer.Option("--max-requests", min=1)] = 2000,
-    timeout: Annotated[float, typer.Option("--timeout", help="Time budget for the probes, "
-                                           "in seconds.")] = 120.0,
+    timeout: Annotated[float, typer.Option("--timeout", min=0, help="Time budget, in "
+                                           "seconds, for generating and sending the probes "
+                                           "(no request compared is a failure).")] = 120.0,
     fmt: Annotated[VerifyFormat, typer.Option("--format", "-f")] = VerifyFormat.text,
     apache: Annotated[str | None, typer.Option("--apache", help="Apache httpd binary.")]
     = None,

@@ -34,7 +34,10 @@ class VerifyReport:
     planned: int = 0
     truncated: int = 0
     out_of_time: bool = False
+    generation_out_of_time: bool = False
     elapsed: float = 0.0
+    errored: int = 0  # requests neither server answered
+    first_error: str | None = None
     differing: list[ProbeResult] = field(default_factory=list)
     statuses: Counter[int] = field(default_factory=Counter)  # the original's answers
 
@@ -47,20 +50,41 @@ class VerifyReport:
         return [r for r in self.differing if r.announced]
 
     @property
+    def compared(self) -> int:
+        """Requests at least one server answered: only these check anything."""
+        return self.sent - self.errored
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.unannounced else 0
+        return 1 if self.unannounced or self.compared == 0 else 0
 
     def summary(self) -> str:
-        verdict = "OK" if not self.unannounced else "DIFFERENT"
+        if self.compared == 0:
+            verdict = f"NOT VERIFIED: no request was compared ({self._why_none()})"
+        else:
+            verdict = "OK" if not self.unannounced else "DIFFERENT"
         parts = [f"{verdict}: {self.sent} requests to both servers in {self.elapsed:.1f}s",
                  f"{len(self.unannounced)} unexpected difference(s)",
                  f"{len(self.announced)} announced by convert as untranslatable"]
+        if self.errored:
+            parts.append(f"{self.errored} neither server answered ({self.first_error})")
         if self.truncated:
             parts.append(f"{self.truncated} more probes over --max-requests")
+        if self.generation_out_of_time:
+            parts.append(f"probe generation stopped by --timeout after {self.planned}")
         if self.out_of_time:
             parts.append(f"stopped by --timeout after {self.sent} of {self.planned}")
         seen = ", ".join(f"{code}×{n}" for code, n in sorted(self.statuses.items()))
         return "; ".join(parts) + (f" (original answered {seen})" if seen else "")
+
+    def _why_none(self) -> str:
+        if self.sent:
+            return f"every request failed on both servers: {self.first_error}"
+        if self.planned and self.out_of_time:
+            return "--timeout ran out before the first request"
+        if self.generation_out_of_time:
+            return "--timeout ran out while generating the probes"
+        return "there was nothing to probe"
 
     def print(self, out: Console, *, json_format: bool = False) -> None:
         if json_format:
@@ -93,8 +117,11 @@ class VerifyReport:
     def to_json(self) -> dict[str, object]:
         return {
             "target": self.target, "source": self.source, "ok": self.exit_code == 0,
-            "sent": self.sent, "planned": self.planned, "truncated": self.truncated,
-            "out_of_time": self.out_of_time, "elapsed": round(self.elapsed, 3),
+            "sent": self.sent, "compared": self.compared, "errored": self.errored,
+            "planned": self.planned, "truncated": self.truncated,
+            "out_of_time": self.out_of_time,
+            "generation_out_of_time": self.generation_out_of_time,
+            "elapsed": round(self.elapsed, 3),
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "differences": [{
                 "request": r.probe.describe(), "method": r.probe.method, "path": r.probe.path,

@@ -76,15 +76,21 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
                     if request.requests else [])
     except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
         raise VerifyError(str(exc)) from exc
-    probes = generate(setup.sites, requests, request.max_requests)
+    # One budget for everything after the conversion: generating the probes (at most half
+    # of it, so that some are sent), starting the servers and sending them.
+    started = time.monotonic()
+    deadline = started + request.timeout
+    probes = generate(setup.sites, requests, request.max_requests,
+                      deadline=started + request.timeout / 2)
     report = VerifyReport(request.target, str(request.config or request.docroot),
                           setup.conversion, planned=len(probes.probes),
-                          truncated=probes.truncated)
-    started = time.monotonic()
+                          truncated=probes.truncated,
+                          generation_out_of_time=probes.out_of_time)
     with contextlib.ExitStack() as stack:
-        for target in (setup.original, setup.converted):
-            _start(stack, target)
-        _run(report, setup, probes.probes, started + request.timeout, on_progress)
+        if probes.probes and time.monotonic() < deadline:
+            for target in (setup.original, setup.converted):
+                _start(stack, target)
+        _run(report, setup, probes.probes, deadline, on_progress)
     report.elapsed = time.monotonic() - started
     return report
 
@@ -156,7 +162,11 @@ def _run(report: VerifyReport, setup: Setup, probes: list[Probe], deadline: floa
         original = _send(setup.original, probe, timeout)
         converted = _send(setup.converted, probe, timeout)
         report.sent += 1
-        report.statuses[original.status] += 1
+        if original.error and converted.error:  # no answer to compare, or a differing error
+            report.errored += 1
+            report.first_error = report.first_error or original.error
+        else:
+            report.statuses[original.status] += 1
         diffs = differences(original, converted)
         if diffs:
             announced = probe.directory is not None and \
