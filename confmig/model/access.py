@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from confmig.model.authn import authenticate, groups_of
 from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
 from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
+from confmig.model.remotehost import client_host_name, in_domain, resolves_to_client
 from confmig.model.round import Round
 from confmig.model.variables import lookup_for
 from confmig.syntax.words import split_words
@@ -115,8 +116,10 @@ def check_compat(ev: Evaluation, access: AccessDir | None, rnd: Round, method: s
                 if (e.value in rnd.env) == (kind == "env"):
                     return True
             else:
-                ev.note(f"Allow/Deny from {e.value}: host names need DNS (taken as no "
-                        "match)")
+                dynamic.append(True)
+                host = host_name_or_note(ev, f"Allow/Deny from {e.value}")
+                if host is not None and in_domain(e.value, host):
+                    return True
         return False
 
     if access.order == "allow,deny":
@@ -186,6 +189,20 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
     if name == "method":  # HEAD is M_GET to Apache
         wanted = "GET" if method == "HEAD" else method
         return "granted" if wanted in {a.upper() for a in args} else "denied"
+    if name == "host":
+        dynamic.append(True)
+        host = host_name_or_note(ev, f"Require host {node.args}")
+        if host is None:
+            return "denied"
+        return "granted" if any(in_domain(w, host) for w in split_words(node.args)) \
+            else "denied"
+    if name == "forward-dns":
+        dynamic.append(True)
+        if not ev.request.dns_lookups:
+            ev.note(f"Require forward-dns {node.args}: DNS lookups are off (taken as no match)")
+            return "denied"
+        return "granted" if any(resolves_to_client(ev, w) for w in split_words(node.args)) \
+            else "denied"
     if name in NO_USER_PROVIDERS:
         if user is None:
             return "denied-no-user"
@@ -256,6 +273,18 @@ def file_owner(ev: Evaluation, name: str, rnd: Round, user: str) -> AuthzResult:
         return "denied"
     groups = groups_of(ev, rnd, user)
     return "granted" if groups and group in groups else "denied"
+
+
+def host_name_or_note(ev: Evaluation, what: str) -> str | None:
+    """The client's double-reverse host name; with lookups off, a note that *what* was taken
+    as no match."""
+    host = client_host_name(ev)
+    if host is None and not ev.request.dns_lookups:
+        ev.note(f"{what}: DNS lookups are off (taken as no match)")
+    elif ev.trace:
+        ev.step("access", f"client {ev.request.remote_addr}: double-reverse host name "
+                          f"{host or '(none)'}")
+    return host
 
 
 def _last_directive(access: AccessDir | None) -> Any:

@@ -19,7 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from confmig.load import load_path
+from confmig.load import Workspace, load_path
 from confmig.model.evaluate import Answer, Step, evaluate
 from confmig.model.request import Request, RequestError, parse_header_option
 
@@ -43,10 +43,13 @@ class ExplainError(ValueError):
 def explain_request(url: str, *, root: Path | None = None, config: Path | None = None,
                     host: str | None = None, headers: Sequence[str] = (),
                     method: str = "GET", defines: Iterable[str] = (),
-                    user: str | None = None, remote_addr: str | None = None) -> Answer:
+                    user: str | None = None, remote_addr: str | None = None,
+                    dns: bool = True) -> Answer:
     """Load the docroot and/or server config and evaluate ``method url`` with *headers*
     (``Name: value`` strings, as curl's ``-H`` takes them); *user* (``NAME:PASSWORD``, as
-    curl's ``--user``) sends Basic credentials, *remote_addr* is the client's address."""
+    curl's ``--user``) sends Basic credentials, *remote_addr* is the client's address, and
+    *dns* False keeps host-name access control from asking the resolver (the answer then
+    says so)."""
     if root is None and config is None:
         raise ExplainError("give --root DOCROOT or --config httpd.conf")
     if root is not None and not root.is_dir():
@@ -66,11 +69,15 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
         except ValueError as exc:
             raise ExplainError(f"--remote-addr {remote_addr!r} is not an IP address") from exc
         request = dataclasses.replace(request, remote_addr=remote_addr)
+    if not dns:
+        request = dataclasses.replace(request, dns_lookups=False)
     workspace = load_path(root, config, set(defines))
     if workspace.server is not None and not workspace.server.ok:
         first = workspace.server.errors[0]
         raise ExplainError(f"the server config does not load: {first}")
-    return evaluate(workspace, request)
+    answer = evaluate(workspace, request)
+    note_not_modelled(answer, workspace)
+    return answer
 
 
 def basic_authorization(user: str) -> tuple[str, str]:
@@ -188,3 +195,31 @@ def _short(path: str) -> str:
         return str(Path(path).relative_to(Path.cwd()))
     except ValueError:
         return path
+
+
+# -- directives confmig does not model ---------------------------------------------------
+
+_INVALID = "Invalid command '"
+
+
+def note_not_modelled(answer: Answer, workspace: Workspace) -> None:
+    """Add to ``answer.unsupported`` the directives in effect that are known to exist but not
+    modelled (a loaded third-party module's, or perhaps a loaded unknown module's), and an
+    "Invalid command" 500 that such a module may define away
+    (:meth:`~confmig.model.modules.ModuleSet.not_modelled` decides)."""
+    from confmig.model.target import site_for
+
+    modules = site_for(workspace).state.modules
+    notes = []
+    for item in answer.applied:
+        reason = modules.not_modelled(item.directive)
+        if reason is not None:
+            notes.append(f"{reason} ({item.file}:{item.line})")
+    for step in answer.steps:
+        start = step.message.find(_INVALID)
+        if start >= 0:
+            name = step.message[start + len(_INVALID):].split("'", 1)[0]
+            reason = modules.not_modelled(name)
+            if reason is not None:
+                notes.append(f"{reason}; if it does, Apache does not answer 500 here")
+    answer.unsupported.extend(n for n in dict.fromkeys(notes) if n not in answer.unsupported)

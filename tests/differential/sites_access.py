@@ -319,3 +319,55 @@ def error_documents() -> SiteSpec:
 
 SITES = [require_groups, auth_merging, access_compat, authn, override_gating,
          access_file_name, error_documents]
+
+
+def host_names() -> SiteSpec:
+    """``Require host``, ``Require forward-dns`` and ``Allow/Deny from name``: the client
+    127.0.0.1 has the double-reverse name ``localhost`` (the system resolver's /etc/hosts),
+    matched on label boundaries, case-insensitively."""
+    def deny_allow(line: str) -> str:
+        return f"Order deny,allow\nDeny from all\n{line}\n"
+    return SiteSpec(
+        "hostnames",
+        {
+            "host/x.txt": None,
+            "host/.htaccess": "Require host localhost\n",
+            "host-upper/x.txt": None,
+            "host-upper/.htaccess": "Require host LOCALHOST\n",
+            "host-other/x.txt": None,
+            "host-other/.htaccess": "Require host example.com otherhost\n",
+            "host-dot/x.txt": None,
+            "host-dot/.htaccess": "Require host .localhost\n",
+            "host-suffix/x.txt": None,
+            "host-suffix/.htaccess": "Require host host\n",
+            "fwd/x.txt": None,
+            "fwd/.htaccess": "Require forward-dns localhost\n",
+            "fwd-other/x.txt": None,
+            "fwd-other/.htaccess": "Require forward-dns no-such-host.invalid\n",
+            "allow/x.txt": None,
+            "allow/.htaccess": deny_allow("Allow from localhost"),
+            "allow-other/x.txt": None,
+            "allow-other/.htaccess": deny_allow("Allow from example.com"),
+            "deny/x.txt": None,
+            "deny/.htaccess": "Order allow,deny\nAllow from all\nDeny from localhost\n",
+            "not-host/x.txt": None,
+            "not-host/.htaccess": "<RequireAll>\nRequire all granted\n"
+                                  "Require not host localhost\n</RequireAll>\n",
+        },
+        [
+            Case("/host/x.txt", "Require host: the double-reverse name of 127.0.0.1"),
+            Case("/host-upper/x.txt", "Require host compares case-insensitively"),
+            Case("/host-other/x.txt", "Require host: other names"),
+            Case("/host-dot/x.txt", "a leading dot needs a subdomain"),
+            Case("/host-suffix/x.txt", "'host' is not a label suffix of 'localhost'"),
+            Case("/fwd/x.txt", "Require forward-dns: the name resolves to the client"),
+            Case("/fwd-other/x.txt", "Require forward-dns: a name that does not resolve"),
+            Case("/allow/x.txt", "Allow from a host name (double reverse)"),
+            Case("/allow-other/x.txt", "Allow from another host name"),
+            Case("/deny/x.txt", "Deny from a host name"),
+            Case("/not-host/x.txt", "Require not host"),
+        ],
+    )
+
+
+SITES.append(host_names)

@@ -3,6 +3,7 @@ the differential suite checks the same facts against real Apache)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -96,11 +97,18 @@ def test_trace_off_gives_the_same_answer(tmp_path: Path) -> None:
         assert fast.steps == [] and fast.applied == []
 
 
-def test_unmodelled_things_are_reported(tmp_path: Path) -> None:
+def test_host_names_without_dns_are_reported(tmp_path: Path) -> None:
+    """With lookups off (explain --no-dns) a host-name decision is announced, not guessed;
+    with lookups on it is decided (checked against Apache in the differential suite)."""
     s = site(tmp_path, {".htaccess": "Require host example.com\n", "a.txt": "x"})
-    answer = ask(s, "/a.txt")
+    answer = evaluate(s, Request.from_url("/a.txt", headers={"Host": "localhost"}))
     assert answer.status == 403
-    assert any("Require host" in u for u in answer.unsupported)
+    assert not any("Require host" in u for u in answer.unsupported)
+    offline = dataclasses.replace(Request.from_url("/a.txt", headers={"Host": "localhost"}),
+                                  dns_lookups=False)
+    answer = evaluate(s, offline)
+    assert answer.status == 403
+    assert any("Require host" in u and "DNS lookups are off" in u for u in answer.unsupported)
 
 
 @pytest.mark.parametrize(("value", "expected"), [

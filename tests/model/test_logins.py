@@ -92,3 +92,12 @@ def test_unknown_hash_formats_are_said_to_be_unknown() -> None:
 def test_basic_credentials_decode_as_apr_does(header: str | None,
                                               expected: tuple[str, str] | None) -> None:
     assert basic_credentials(header) == expected
+
+
+def test_no_dns_announces_the_host_name_decision(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("hi\n")
+    (tmp_path / ".htaccess").write_text("Require host localhost\n")
+    looked_up = explain("/x.txt", "--root", str(tmp_path), "--format", "json")[1]
+    assert '"status": 200' in looked_up and "DNS lookups are off" not in looked_up
+    offline = explain("/x.txt", "--root", str(tmp_path), "--no-dns", "--format", "json")[1]
+    assert '"status": 403' in offline and "DNS lookups are off" in offline
