@@ -51,4 +51,5 @@ import confmig.lint.rules.syn.syn003_unknown_directive
 import confmig.lint.rules.syn.syn004_on_off
 import confmig.lint.rules.syn.syn005_comment_mid_line
 import confmig.lint.rules.syn.syn006_unbalanced_quote
+import confmig.lint.rules.syn.syn007_not_modelled
 import confmig.lint.suppress  # noqa: F401  (LINT001, LINT002)

@@ -44,6 +44,8 @@ class UnknownDirective(Rule):
             label = f"<{node.name}>" if isinstance(node, Section) else node.name
             if info is None:
                 suggestion = _suggest(ctx, node.name)
+                if not suggestion and ctx.modules.not_modelled(label) is not None:
+                    continue  # a loaded module confmig has no facts for may define it: SYN007
                 hint = f"did you mean {suggestion}?" if suggestion else self.fix
                 if nonfatal:
                     yield self.finding(node, f"Unknown directive {label}: ignored "
