@@ -25,7 +25,10 @@ from confmig.load import LoadedConfig, load_config
 class Options:
     """What the user asked for besides the paths."""
 
-    keep_500: bool = False
+    #: Where Apache answered 500 for an access file, the converted block answers 500 too
+    #: (the safe default).  False is ``--serve-500``: the refused lines become comments and
+    #: the block serves what Apache refused — announced as a behaviour change.
+    keep_500: bool = True
     check: bool = True  # run the result through apache2 -t
     apache: str | None = None
     defines: Sequence[str] = ()
@@ -97,7 +100,8 @@ def check_trees(trees: list[TreePlan], env: Env, options: Options,
     outcome = check_with_apache(plans, render_all, env.server_module_names(), binary)
     for planned in trees:
         add_tree_notes(result, planned.tree)
-    add_plan_notes(result, plans, keep_500=options.keep_500, env_loaded=env.loaded)
+    add_plan_notes(result, plans, keep_500=options.keep_500, env_loaded=env.loaded,
+                   modules=env.modules)
     if options.check:
         add_check_notes(result, outcome, keep_500=options.keep_500,
                         apache_found=binary is not None)

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from confmig.convert.httpd.check import CheckOutcome
-from confmig.convert.httpd.judge import ModulePredicate
+from confmig.convert.httpd.judge import ModulePredicate, Verdict
 from confmig.convert.httpd.plan import FilePlan, FileStatus
 from confmig.convert.httpd.text import needs_fnmatch_escape
 from confmig.convert.httpd.tree import Tree
 from confmig.convert.result import ConversionResult, Note, NoteKind
+from confmig.model.modules import ModuleSet
 from confmig.syntax import Directive, Section
 
 _PHP = ("php_value", "php_flag", "php_admin_value", "php_admin_flag")
 
 
 def add_plan_notes(result: ConversionResult, plans: list[FilePlan], *, keep_500: bool,
-                   env_loaded: ModulePredicate) -> None:
+                   env_loaded: ModulePredicate, modules: ModuleSet | None = None) -> None:
     for plan in plans:
         _plan_notes(result, plan, keep_500, env_loaded)
+        if modules is not None:
+            _not_modelled_notes(result, plan, modules)
 
 
 def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
@@ -49,8 +52,9 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
             "directive", NoteKind.TRANSFORMED, scope))
     if plan.status is FileStatus.DEAD:
         parent = plan.dead_because.path if plan.dead_because else "a parent .htaccess"
-        what = ("carried as comments (--keep-500)" if keep_500
-                else "converted as if it had been; answers below change with the parent's")
+        what = ("carried as comments (the parent's 500 is kept)" if keep_500
+                else "converted as if it had been; answers below change with the parent's "
+                "(--serve-500)")
         result.warnings.append(Note(file, 0, "", f"never read by Apache: {parent} answered "
                                     f"500 first; {what}", NoteKind.INFO, scope))
     if plan.access.link:
@@ -62,11 +66,41 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
     _php_notes(result, plan, loaded)
 
 
+def _not_modelled_notes(result: ConversionResult, plan: FilePlan, modules: ModuleSet) -> None:
+    """Directives of loaded modules confmig does not model, once per name and file: moved as
+    written (or, for a name only a module without facts may define, judged "Invalid command"
+    although that module may define it)."""
+    if plan.config is None or plan.status is FileStatus.IGNORED:
+        return
+    found: dict[str, tuple[str, list[int], bool]] = {}
+    for node in plan.config.walk():
+        judgement = plan.decisions.get((node.line, node.column))
+        if judgement is None or judgement.verdict is Verdict.IGNORED:
+            continue
+        reason = modules.not_modelled(_name(node))
+        if reason is not None:
+            _, lines, _ = found.setdefault(_name(node), (reason, [], judgement.verdict
+                                                         is Verdict.OK))
+            lines.append(node.line)
+    for name, (reason, lines, moved) in found.items():
+        head, text = reason.split(": ", 1)  # "php_value (mod_php)", "known to exist, …"
+        if "(" in head:
+            text = text.replace("known to exist", f"known to exist ({head.split('(')[1][:-1]})")
+        what = ("moved as written; confmig does not check what it does" if moved else
+                "judged 'Invalid command' above; if the module defines it, Apache did not "
+                "answer 500: check by hand")
+        at = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+        result.warnings.append(Note(str(plan.access.path), lines[0], name,
+                                    f"{text}; {what}{at}", NoteKind.INFO,
+                                    plan.access.directory))
+
+
 def _fatal_kind(keep_500: bool, here: str) -> tuple[NoteKind, str]:
     if keep_500:
         return NoteKind.TRANSFORMED, f"Apache answered 500 for {here} and below; kept as 500"
     return NoteKind.FATAL, (f"Apache answered 500 for {here} and below; carried as a comment, "
-                            "so the converted block serves them (--keep-500 keeps the 500)")
+                            "so the converted block serves them (--serve-500; without it the "
+                            "500 is kept)")
 
 
 def _rewrite_in_escaped_path(result: ConversionResult, plan: FilePlan) -> None:
