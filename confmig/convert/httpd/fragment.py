@@ -25,10 +25,7 @@ from confmig.load import LoadedConfig, load_config
 class Options:
     """What the user asked for besides the paths."""
 
-    #: Where Apache answered 500 for an access file, the converted block answers 500 too
-    #: (the safe default).  False is ``--serve-500``: the refused lines become comments and
-    #: the block serves what Apache refused — announced as a behaviour change.
-    keep_500: bool = True
+    keep_500: bool = False
     check: bool = True  # run the result through apache2 -t
     apache: str | None = None
     defines: Sequence[str] = ()
