@@ -22,6 +22,10 @@ LINT     the linter's own comments (inline suppressions)
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, ClassVar
 
@@ -64,6 +68,9 @@ class Rule:
 
 
 _RULES: dict[str, type[Rule]] = {}
+RULES_PACKAGE = "confmig.lint.rules"
+# A rule file: its family's prefix, three digits, then words (``rw002_slash_in_perdir``).
+RULE_FILE = re.compile(r"[a-z]+\d{3}_\w+")
 
 
 def register(cls: type[Rule]) -> type[Rule]:
@@ -73,8 +80,21 @@ def register(cls: type[Rule]) -> type[Rule]:
     return cls
 
 
-def all_rules() -> list[type[Rule]]:
-    """Every rule, sorted by code (imports the rules package once)."""
-    import confmig.lint.rules  # noqa: F401  (registers the rules)
+def rule_modules() -> list[str]:
+    """Every module below :data:`RULES_PACKAGE` (rule files and the helpers beside them)."""
+    package = importlib.import_module(RULES_PACKAGE)
+    return sorted(info.name for info in pkgutil.walk_packages(package.__path__,
+                                                              RULES_PACKAGE + "."))
 
+
+@functools.cache
+def _discover() -> None:
+    for name in rule_modules():
+        importlib.import_module(name)
+
+
+def all_rules() -> list[type[Rule]]:
+    """Every rule, sorted by code: each module of the rules package is imported once, and
+    its rule files register themselves (no list to keep up to date)."""
+    _discover()
     return sorted(_RULES.values(), key=lambda r: r.code)

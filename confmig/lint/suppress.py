@@ -13,8 +13,11 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.finding import Finding
+from confmig.lint.rules.lint.lint001_suppression_without_reason import (
+    SuppressionWithoutReason as LINT001,
+)
+from confmig.lint.rules.lint.lint002_unused_suppression import UnusedSuppression as LINT002
 
 _SUPPRESSION = re.compile(r"^[ \t]*#[ \t]*confmig:[ \t]*ignore\[([^\]]*)\][ \t]*(.*?)\s*$")
 MARKER = "confmig:"
@@ -106,35 +109,3 @@ def _judge(path: str, item: Suppression, enabled: Callable[[str], bool],
                    "remove the suppression")
     return out
 
-
-@register
-class LINT001(Rule):
-    code = "LINT001"
-    name = "suppression-without-reason"
-    summary = "An inline suppression does not say why"
-    rationale = (
-        "A `# confmig: ignore[CODE]` comment hides a finding from everyone who reads the lint "
-        "output later. Without a reason nobody can tell whether it is still needed, so every "
-        "suppression must explain itself after the brackets."
-    )
-    bad = "# confmig: ignore[SYN003]\nFooBarModuleSetting on\n"
-    good = ("# confmig: ignore[SYN003] set by our in-house mod_foobar\n"
-            "FooBarModuleSetting on\n")
-    severity = Severity.warning
-    fix = "add the reason after the brackets"
-
-
-@register
-class LINT002(Rule):
-    code = "LINT002"
-    name = "unused-suppression"
-    summary = "An inline suppression suppresses nothing"
-    rationale = (
-        "A suppression that no longer matches a finding (the line was fixed or moved, or the code "
-        "is misspelt) would silently hide a future problem on that line. Like ruff's RUF100, "
-        "confmig reports it so it can be removed."
-    )
-    bad = "# confmig: ignore[SYN003] legacy module\nOptions -Indexes\n"
-    good = "Options -Indexes\n"
-    severity = Severity.warning
-    fix = "remove the suppression"

@@ -1,55 +1,7 @@
-"""Every rule module, imported so that its rules register (one import per line, sorted)."""
+"""The rules, one per file, by family (``syn/``, ``ctx/``, ``rw/``…).
 
-import confmig.lint.rules.ctx.ctx001_not_in_htaccess
-import confmig.lint.rules.ctx.ctx002_forbidden_by_allowoverride
-import confmig.lint.rules.ctx.ctx003_htaccess_never_read
-import confmig.lint.rules.ctx.ctx004_server_only_in_directory
-import confmig.lint.rules.ctx.ctx005_directory_only_at_server_level
-import confmig.lint.rules.ctx.ctx006_allowoverridelist_discarded
-import confmig.lint.rules.ctx.ctx007_options_not_granted
-import confmig.lint.rules.ctx.ctx008_relative_directory
-import confmig.lint.rules.dep.dep001_access_compat
-import confmig.lint.rules.dep.dep002_mixed_access
-import confmig.lint.rules.dep.dep003_removed_directive
-import confmig.lint.rules.dup.dup001_repeated_rewrite_block
-import confmig.lint.rules.dup.dup002_duplicate_directive
-import confmig.lint.rules.perf.perf001_deep_htaccess_lookups
-import confmig.lint.rules.perf.perf002_hostname_lookups
-import confmig.lint.rules.perf.perf003_fallback_resource
-import confmig.lint.rules.perf.perf004_redirect_would_do
-import confmig.lint.rules.perf.perf005_static_htaccess
-import confmig.lint.rules.perf.perf006_expires_without_rules
-import confmig.lint.rules.rw.rw001_invalid_regex
-import confmig.lint.rules.rw.rw002_slash_in_perdir
-import confmig.lint.rules.rw.rw003_dangling_cond
-import confmig.lint.rules.rw.rw004_relative_redirect
-import confmig.lint.rules.rw.rw005_unreachable_rules
-import confmig.lint.rules.rw.rw006_unknown_flag
-import confmig.lint.rules.rw.rw007_conflicting_flags
-import confmig.lint.rules.rw.rw008_host_header_redirect
-import confmig.lint.rules.rw.rw009_engine_off
-import confmig.lint.rules.rw.rw010_rules_not_inherited
-import confmig.lint.rules.rw.rw011_redirect_without_l
-import confmig.lint.rules.rw.rw012_redirect_302
-import confmig.lint.rules.rw.rw013_file_test_server_context
-import confmig.lint.rules.rw.rw014_proxy_without_mod_proxy
-import confmig.lint.rules.rw.rw015_unknown_variable
-import confmig.lint.rules.rw.rw016_backreference_range
-import confmig.lint.rules.sec.sec001_directory_listing
-import confmig.lint.rules.sec.sec002_sensitive_files
-import confmig.lint.rules.sec.sec003_server_signature
-import confmig.lint.rules.sec.sec004_server_tokens
-import confmig.lint.rules.sec.sec005_trace_enable
-import confmig.lint.rules.sec.sec006_allowoverride_root
-import confmig.lint.rules.sec.sec007_cgi_in_uploads
-import confmig.lint.rules.sec.sec008_root_granted
-import confmig.lint.rules.sec.sec009_display_errors
-import confmig.lint.rules.sec.sec010_security_headers
-import confmig.lint.rules.syn.syn001_parse_error
-import confmig.lint.rules.syn.syn002_argument_count
-import confmig.lint.rules.syn.syn003_unknown_directive
-import confmig.lint.rules.syn.syn004_on_off
-import confmig.lint.rules.syn.syn005_comment_mid_line
-import confmig.lint.rules.syn.syn006_unbalanced_quote
-import confmig.lint.rules.syn.syn007_not_modelled
-import confmig.lint.suppress  # noqa: F401  (LINT001, LINT002)
+A rule file is named after its code (``rw002_slash_in_perdir.py``) and registers exactly one
+rule with :func:`confmig.lint.rule.register`; :func:`confmig.lint.rule.all_rules` finds them
+by walking this package, so adding a rule is adding its file.  Other modules here are
+helpers shared by a family and register nothing.
+"""
