@@ -50,7 +50,7 @@ def test_reported_once_per_directive_name() -> None:
     assert [(f.line, "2 more line(s)" in f.message) for f in found] == [(1, True), (6, False)]
 
 
-def test_once_per_name_across_files(tmp_path: Path) -> None:
+def test_once_per_name_in_each_file(tmp_path: Path) -> None:
     root = tmp_path / "site"
     write_tree(root, {"a/.htaccess": "WSGIPassAuthorization On\n",
                       "b/.htaccess": "WSGIPassAuthorization On\nWSGIChunkedRequest On\n"})
@@ -60,8 +60,9 @@ def test_once_per_name_across_files(tmp_path: Path) -> None:
                     "</Directory>\n")
     result = lint_paths([root], config=conf, use_cache=False)
     found = [f for f in result.findings if f.code == "SYN007"]
-    assert sorted(f.message.split(" (")[0] for f in found) == [
-        "WSGIChunkedRequest", "WSGIPassAuthorization"]
+    assert sorted((Path(f.file).parent.name, f.message.split(" (")[0]) for f in found) == [
+        ("a", "WSGIPassAuthorization"), ("b", "WSGIChunkedRequest"),
+        ("b", "WSGIPassAuthorization")]
 
 
 def test_an_unknown_modules_directives_are_not_modelled() -> None:

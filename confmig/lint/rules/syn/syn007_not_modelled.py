@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from confmig.lint.context import FileContext, LintContext
+from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.syntax import Directive, Section
@@ -24,7 +24,7 @@ class NotModelledDirective(Rule):
         "modelled: explain lists it under 'not modelled', convert and verify carry it as "
         "written. A name no known module defines, while a loaded module confmig has no facts "
         "for could define it, is reported here too instead of as 'Invalid command' (SYN003), "
-        "unless it is spelt like a known directive. Reported once per directive name."
+        "unless it is spelt like a known directive. Reported once per directive name and file."
     )
     bad = ("LoadModule wsgi_module /usr/lib/apache2/modules/mod_wsgi.so\n"
            "WSGIDaemonProcess app\n"
@@ -36,24 +36,23 @@ class NotModelledDirective(Rule):
     severity = Severity.info
     fix = "check what it does by hand (or with confmig verify on real Apache)"
 
-    def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
-        seen: dict[str, list[tuple[FileContext, Directive | Section, str]]] = {}
-        for file in ctx.files:
-            if not file.read_by_apache:
+    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if not ctx.read_by_apache:
+            return
+        seen: dict[str, list[tuple[Directive | Section, str]]] = {}
+        for node, _ in ctx.walk():
+            if not isinstance(node, Directive | Section):
                 continue
-            for node, _ in file.walk():
-                if not isinstance(node, Directive | Section):
-                    continue
-                label = f"<{node.name}>" if isinstance(node, Section) else node.name
-                reason = file.modules.not_modelled(label)
-                if reason is None or (file.info(node) is None and _typo(file, node.name)):
-                    continue
-                seen.setdefault(label.lower(), []).append((file, node, reason))
+            label = f"<{node.name}>" if isinstance(node, Section) else node.name
+            reason = ctx.modules.not_modelled(label)
+            if reason is None or (ctx.info(node) is None and _typo(ctx, node.name)):
+                continue
+            seen.setdefault(label.lower(), []).append((node, reason))
         for found in seen.values():
-            file, node, reason = found[0]
+            node, reason = found[0]
             more = len(found) - 1
-            also = f"; {more} more line(s) with it not reported" if more else ""
-            known = file.info(node) is not None
+            also = f"; {more} more line(s) with it in this file not reported" if more else ""
+            known = ctx.info(node) is not None
             yield self.finding(
                 node, f"{reason}{also}",
                 severity=Severity.info if known else Severity.warning,
