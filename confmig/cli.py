@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -17,6 +18,7 @@ import typer
 from rich.console import Console
 
 from confmig import __version__
+from confmig.convert import registry as converters
 
 app = typer.Typer(
     name="confmig",
@@ -34,13 +36,44 @@ DefinesOption = Annotated[
 ]
 ConfigOption = Annotated[
     Path | None,
-    typer.Option("--config", "-c", help="Server config (httpd.conf/apache2.conf) in force."),
+    typer.Option("--config", "-c", help="Server config (httpd.conf/apache2.conf) in force "
+                                        "(default: the server's own, when it serves PATH)."),
+]
+NoConfigOption = Annotated[
+    bool,
+    typer.Option("--no-config", help="Do not look for the server's own configuration: "
+                                     "assume Debian's defaults (AllowOverride All)."),
+]
+FollowSymlinksOption = Annotated[
+    bool,
+    typer.Option("--follow-symlinks", help="Walk symlinked directories and read symlinked "
+                                           ".htaccess files outside the root (never /proc, "
+                                           "/sys, /dev; never in a loop)."),
 ]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
     err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
     raise typer.Exit(code)
+
+
+def server_config(config: Path | None, paths: list[Path], no_config: bool) -> Path | None:
+    """``--config``, or the server's own configuration when it serves every PATH
+    (:func:`confmig.load.discover.choose_config`; said on stderr when used).  A Debian
+    ``envvars`` beside it is read into the environment, as ``apache2ctl`` does before it
+    starts Apache, so ``${APACHE_RUN_DIR}`` and friends expand."""
+    from confmig.load.discover import choose_config, config_environment
+
+    if config is not None and no_config:
+        fail("--config and --no-config contradict each other")
+    if config is None:
+        choice = choose_config(paths, no_config=no_config)
+        if choice.config is not None:
+            err.print(f"note: {choice.note}", markup=False, highlight=False)
+        config = choice.config
+    if config is not None and config.is_file():
+        os.environ.update(config_environment(config)[1])
+    return config
 
 
 def version_callback(value: bool) -> None:
@@ -69,18 +102,25 @@ def parse(
     config: ConfigOption = None,
     define: DefinesOption = None,
     fmt: Annotated[ParseFormat, typer.Option("--format", "-f")] = ParseFormat.tree,
+    no_config: NoConfigOption = False,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Print the loaded configuration (includes resolved, errors collected)."""
     from confmig.load import load_path
     from confmig.load.report import workspace_json, workspace_tree
+    from confmig.load.workspace import missing_message
     from confmig.progress import directory_progress
 
-    if path is None and config is None:
-        fail("give a PATH (docroot, .htaccess or server config) or --config FILE")
     if path is not None and not path.exists():
-        fail(f"{path}: no such file or directory")
+        fail(f"{path}: {missing_message(path)}")
+    config = server_config(config, [path] if path is not None else [], no_config)
+    if path is None and config is None:
+        fail("give a PATH (docroot, .htaccess or server config) or --config FILE (no server "
+             "configuration found)")
     with directory_progress(err) as on_directory:
-        ws = load_path(path, config, set(define or []), on_directory)
+        ws = load_path(path, config, set(define or []), on_directory, follow_symlinks)
+    for note in ws.notes:
+        err.print(f"note: {note}", markup=False, highlight=False)
     if fmt is ParseFormat.json:
         out.print_json(json.dumps(workspace_json(ws)))
     else:
@@ -118,18 +158,22 @@ def lint(
                                                             "rules to the selection.")] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write "
                                                               ".confmig_cache/.")] = False,
+    no_config: NoConfigOption = False,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Lint Apache configuration: exit 0 clean, 1 findings, 2 bad input."""
     from confmig.lint.reporters import LintUsageError, lint_report
     from confmig.progress import directory_progress
 
     try:
+        if all(p.exists() for p in paths):
+            config = server_config(config, paths, no_config)
         with directory_progress(err) as on_directory:
             report = lint_report(paths, config, define or [], fmt.value, select, ignore,
-                                 extend_select, no_cache, on_directory)
+                                 extend_select, no_cache, on_directory, follow_symlinks)
     except LintUsageError as exc:
         fail(str(exc))
-    report.print(out)
+    report.print(out, err)
     raise typer.Exit(report.exit_code)
 
 
@@ -166,7 +210,8 @@ class ExplainFormat(StrEnum):
 def explain(
     url: Annotated[str, typer.Argument(help="http://host[:port]/path?query, or /path?query.")],
     root: Annotated[Path | None, typer.Option("--root", help="Document root (its .htaccess "
-                                              "tree; Debian's defaults, AllowOverride All).")]
+                                              "tree; the server's config when it serves it, "
+                                              "else Debian's defaults, AllowOverride All).")]
     = None,
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option("--host", help="Host header (chooses the "
@@ -183,14 +228,19 @@ def explain(
     = False,
     define: DefinesOption = None,
     fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
+    no_config: NoConfigOption = False,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """What Apache answers to one request, and every directive and rewrite step behind it."""
     from confmig.model.explain import ExplainError, explain_request, render_json, render_text
 
+    if root is None or root.is_dir():
+        config = server_config(config, [root] if root is not None else [], no_config)
     try:
         answer = explain_request(url, root=root, config=config, host=host,
                                  headers=header or [], method=method, defines=define or [],
-                                 user=user, remote_addr=remote_addr, dns=not no_dns)
+                                 user=user, remote_addr=remote_addr, dns=not no_dns,
+                                 follow_symlinks=follow_symlinks)
     except ExplainError as exc:
         fail(str(exc))
     if fmt is ExplainFormat.json:
@@ -199,10 +249,8 @@ def explain(
         out.print(render_text(answer, f"{method.upper()} {url}"))
 
 
-class ConvertTarget(StrEnum):
-    httpd = "httpd"
-    nginx = "nginx"
-    flask = "flask"
+# The targets come from the converter registry (planned ones answer "not available yet").
+ConvertTarget = StrEnum("ConvertTarget", {name: name for name in converters.names()})  # type: ignore[misc]
 
 
 @app.command()

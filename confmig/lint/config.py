@@ -83,14 +83,17 @@ class Settings:
 
     def with_cli(self, select: list[str] | None = None, ignore: list[str] | None = None,
                  extend_select: list[str] | None = None, cache: bool | None = None) -> Settings:
-        """Command-line options over file settings: ``--select`` replaces, the others add."""
+        """Command-line options over file settings: ``--select`` replaces, the others add.
+        An option given with nothing in it (``--select ''``) is a usage error, never "no
+        rule at all"."""
         out = self
         if select:
-            out = replace(out, select=_split(select), extend_select=())
+            out = replace(out, select=_given("--select", select), extend_select=())
         if ignore:
-            out = replace(out, ignore=out.ignore + _split(ignore))
+            out = replace(out, ignore=out.ignore + _given("--ignore", ignore))
         if extend_select:
-            out = replace(out, extend_select=out.extend_select + _split(extend_select))
+            out = replace(out, extend_select=out.extend_select
+                          + _given("--extend-select", extend_select))
         if cache is not None:
             out = replace(out, cache=cache)
         return out
@@ -103,6 +106,14 @@ class Settings:
             if selector != "ALL" and not any(c.startswith(selector) for c in known_codes):
                 raise SettingsError(f"unknown rule selector {selector!r} "
                                     "(see `confmig rules` for the codes)")
+
+
+def _given(option: str, values: list[str]) -> tuple[str, ...]:
+    codes = _split(values)
+    if not codes:
+        raise SettingsError(f"{option} {' '.join(repr(v) for v in values)}: give rule codes or "
+                            "prefixes (e.g. RW,SEC001; `confmig rules` lists them)")
+    return codes
 
 
 def _split(values: list[str] | tuple[str, ...] | str) -> tuple[str, ...]:

@@ -34,10 +34,12 @@ from confmig.lint.context import (
 )
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, all_rules
+from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
+from confmig.load.accessfile import check_access_file
 from confmig.load.docroot import scan_docroot
-from confmig.load.workspace import PathKind, access_names
+from confmig.load.workspace import PathKind, access_names, missing_message
 from confmig.load.workspace import config_files as load_config_files
 from confmig.load.workspace import path_kind as load_path_kind
 from confmig.syntax.parser import decode
@@ -260,6 +262,7 @@ def lint_paths(
     use_cache: bool | None = None,
     jobs: int | None = None,
     on_directory: Callable[[int], None] | None = None,
+    follow_symlinks: bool = False,
 ) -> LintResult:
     """Lint each PATH (docroot, access file or server config) with ``config`` in force.
 
@@ -277,7 +280,8 @@ def lint_paths(
       ``config``.
 
     ``use_cache`` overrides the ``cache`` setting; ``jobs`` caps the process pool
-    (default: the CPUs this process may use; 1 disables it).
+    (default: the CPUs this process may use; 1 disables it).  A docroot's walk stays inside
+    it unless ``follow_symlinks``; access files it does not read are CTX009 findings.
     """
     if settings is None:
         settings = load_settings(Path(paths[0]) if paths else None)
@@ -301,20 +305,24 @@ def lint_paths(
         kind = path_kind(path, env, config_files)
         if kind == "docroot":
             raw += _lint_docroot(path, env, rules, settings, result, suppressions,
-                                 cache_on, jobs, on_directory)
+                                 cache_on, jobs, on_directory, follow_symlinks)
         elif kind == "config":
             if not config_linted:
                 assert spelled is not None
                 raw += _lint_server(Path(spelled), env, rules, result, suppressions,
                                     defines, only)
                 config_linted = True
+        elif kind == "htaccess" and not (check := check_access_file(
+                str(path), [_real(path.parent)], follow_symlinks)).readable:
+            raw += problem_findings([check], env, settings.enabled("CTX009"))
+            result.files.append(str(path))
         elif kind == "htaccess":
             raw += _lint_access_files(path, [path], env, rules, settings, result,
                                       suppressions, cache_on, jobs, None)
         elif kind == "server":
             raw += _lint_server(path, env, rules, result, suppressions, defines)
         else:
-            result.errors.append(f"{path}: no such file or directory")
+            result.errors.append(f"{path}: {missing_message(path)}")
     known = [cls.code for cls in all_rules()]
     kept = apply_suppressions(raw, suppressions, settings.enabled, known)
     kept = [f for f in kept if not settings.ignored_for_file(f.code, f.file)]
@@ -348,15 +356,18 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
 def _lint_docroot(root: Path, env: Environment, rules: list[Rule], settings: Settings,
                   result: LintResult, suppressions: dict[str, list[Suppression]],
                   cache_on: bool, jobs: int | None,
-                  on_directory: Callable[[int], None] | None) -> list[Finding]:
-    scan = scan_docroot(root, access_names(env.server), on_directory)
+                  on_directory: Callable[[int], None] | None,
+                  follow_symlinks: bool = False) -> list[Finding]:
+    scan = scan_docroot(root, access_names(env.server), on_directory, follow_symlinks)
+    problems = problem_findings(scan.problems, env, settings.enabled("CTX009"))
     for skipped, reason in scan.skipped:
         result.notes.append(f"skipped {skipped}: {reason}")
-    if not scan.access_files:
+    if not scan.access_files and not scan.problems:
         result.notes.append(f"{root}: no access files ({', '.join(access_names(env.server))}) "
                             f"in {scan.directories} directories")
-    return _lint_access_files(root, scan.access_files, env, rules, settings, result,
-                              suppressions, cache_on, jobs, scan)
+    result.files += [check.path for check in scan.problems]
+    return problems + _lint_access_files(root, scan.access_files, env, rules, settings,
+                                         result, suppressions, cache_on, jobs, scan)
 
 
 def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: list[Rule],

@@ -25,4 +25,7 @@ class Finding:
 
     @property
     def location(self) -> str:
+        """``file:line:col``, or the file alone for a finding about the whole file."""
+        if self.line <= 0:
+            return self.file
         return f"{self.file}:{self.line}:{self.column}"

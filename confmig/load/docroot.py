@@ -1,16 +1,30 @@
 """Find the access files (``.htaccess`` or the AccessFileName in force) of a docroot.
 
-Directories are walked without following symbolic links out of the root; a
-link, an unreadable directory or a second access-file name shadowed by the first
-is reported in ``skipped`` with its reason — nothing is passed over silently.
+The walk never leaves the root it was given: a symbolic link to a directory is not walked
+(reported in ``skipped``; one pointing outside the root also in ``outside_links``), and an
+access file that is a symlink out of the root is not read (``problems``) — unless the user
+asked (``follow_symlinks``).  Even then it never enters ``/proc``, ``/sys`` or ``/dev`` and
+never loops (a link to a directory already on the walked path is not followed again).
+
+In each directory the first existing AccessFileName is the one Apache opens
+(:mod:`confmig.load.accessfile`): a regular file goes to ``access_files``; anything Apache
+cannot read as one — a directory, FIFO, socket or device named ``.htaccess``, an unreadable
+file — or that confmig will not read goes to ``problems``.  Nothing is passed over silently.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from confmig.load.accessfile import AccessCheck, check_access_file, in_tree, is_special
+
+# A walk that follows symlinks can meet the same directories again and again through links
+# (each a path Apache walks too); past this many directories it stops and says so.
+MAX_DIRECTORIES = 200_000
 
 
 @dataclass
@@ -19,21 +33,33 @@ class DocrootScan:
     access_files: list[Path] = field(default_factory=list)
     skipped: list[tuple[Path, str]] = field(default_factory=list)
     directories: int = 0
+    problems: list[AccessCheck] = field(default_factory=list)
+    outside_links: list[Path] = field(default_factory=list)
+    follow_symlinks: bool = False
+    truncated: bool = False
 
 
 def scan_docroot(
     root: str | Path,
     access_names: Sequence[str] = (".htaccess",),
     on_directory: Callable[[int], None] | None = None,
+    follow_symlinks: bool = False,
 ) -> DocrootScan:
     """Walk ``root``; for each directory the first existing access name is the
     one Apache reads (``ap_parse_htaccess`` stops at the first it opens)."""
     root = Path(root)
-    scan = DocrootScan(root=root)
+    scan = DocrootScan(root=root, follow_symlinks=follow_symlinks)
     real_root = os.path.realpath(root)
-    pending = [root]
+    roots = [real_root]
+    # (directory as walked, the (st_dev, st_ino) of the directories above it and itself)
+    pending: list[tuple[Path, frozenset[tuple[int, int]]]] = [(root, _ident(root))]
     while pending:
-        directory = pending.pop()
+        directory, chain = pending.pop()
+        if scan.directories >= MAX_DIRECTORIES:
+            scan.truncated = True
+            scan.skipped.append((directory, f"not walked: more than {MAX_DIRECTORIES} "
+                                            "directories"))
+            continue
         scan.directories += 1
         if on_directory is not None:
             on_directory(scan.directories)
@@ -43,25 +69,87 @@ def scan_docroot(
             scan.skipped.append((directory, f"cannot read directory: {exc.strerror}"))
             continue
         names = {e.name: e for e in entries}
-        found = [n for n in access_names if n in names and names[n].is_file()]
-        if found:
-            scan.access_files.append(directory / found[0])
-            for other in found[1:]:
-                scan.skipped.append((directory / other,
-                                     f"shadowed: Apache reads {found[0]} first in this directory"))
+        found = _access_file(scan, directory, names, access_names, roots, follow_symlinks)
         subdirs = []
         for entry in entries:
+            if found is not None and entry.name == found.name:
+                continue  # the access file itself (a directory named .htaccess: Apache
+                # answers 403 for its parent before any request gets into it)
             if entry.is_symlink():
-                target = os.path.realpath(entry.path)
-                if os.path.isdir(target):
-                    inside = target == real_root or target.startswith(real_root + os.sep)
-                    reason = ("symlink to a directory inside the root: its files are read "
-                              "through their real path" if inside
-                              else f"symlink to a directory outside the root ({target})")
-                    scan.skipped.append((Path(entry.path), reason))
+                child = _link(scan, Path(entry.path), real_root, chain)
+                if child is not None:
+                    subdirs.append(child)
                 continue
             if entry.is_dir(follow_symlinks=False):
-                subdirs.append(Path(entry.path))
+                path = Path(entry.path)
+                if is_special(os.path.realpath(path)):
+                    scan.skipped.append((path, "not walked: /proc, /sys and /dev never are"))
+                    continue
+                subdirs.append((path, chain | _ident(path)))
         pending.extend(reversed(subdirs))
     scan.access_files.sort(key=lambda p: (len(p.parts), str(p)))
     return scan
+
+
+def _access_file(scan: DocrootScan, directory: Path, names: dict[str, os.DirEntry[str]],
+                 access_names: Sequence[str], roots: list[str], follow: bool) -> Path | None:
+    """Record the access file Apache opens in *directory*; return it (None: none)."""
+    found: Path | None = None
+    for name in access_names:
+        if name not in names:
+            continue
+        path = directory / name
+        if found is not None:
+            if check_access_file(str(path), roots, follow).exists:
+                scan.skipped.append((path, f"shadowed: Apache reads {found.name} first in "
+                                           "this directory"))
+            continue
+        check = check_access_file(str(path), roots, follow)
+        if not check.exists:
+            continue
+        found = path
+        if check.readable:
+            scan.access_files.append(path)
+        else:
+            scan.problems.append(check)
+    return found
+
+
+def _link(scan: DocrootScan, link: Path, real_root: str,
+          chain: frozenset[tuple[int, int]]) -> tuple[Path, frozenset[tuple[int, int]]] | None:
+    """A symlink met by the walk: the (directory, chain) to walk through it, or None."""
+    target = os.path.realpath(link)
+    try:
+        info = os.stat(link)
+    except OSError:
+        return None  # dangling or a loop: no directory there
+    if not stat.S_ISDIR(info.st_mode):
+        return None
+    inside = in_tree(target, real_root)
+    if not inside:
+        scan.outside_links.append(link)
+    if is_special(target):
+        scan.skipped.append((link, f"symlink to {target}: /proc, /sys and /dev are never "
+                                   "walked"))
+        return None
+    if scan.follow_symlinks:
+        ident = (info.st_dev, info.st_ino)
+        if ident in chain:
+            scan.skipped.append((link, f"symlink to {target}, a directory above it: not "
+                                       "followed again (a loop)"))
+            return None
+        return link, chain | {ident}
+    reason = ("symlink to a directory inside the root: its files are read through their "
+              "real path" if inside else
+              f"symlink to a directory outside the root ({target}): not walked "
+              "(--follow-symlinks to walk it)")
+    scan.skipped.append((link, reason))
+    return None
+
+
+def _ident(path: Path) -> frozenset[tuple[int, int]]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return frozenset()
+    return frozenset({(info.st_dev, info.st_ino)})

@@ -44,7 +44,7 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
                     host: str | None = None, headers: Sequence[str] = (),
                     method: str = "GET", defines: Iterable[str] = (),
                     user: str | None = None, remote_addr: str | None = None,
-                    dns: bool = True) -> Answer:
+                    dns: bool = True, follow_symlinks: bool = False) -> Answer:
     """Load the docroot and/or server config and evaluate ``method url`` with *headers*
     (``Name: value`` strings, as curl's ``-H`` takes them); *user* (``NAME:PASSWORD``, as
     curl's ``--user``) sends Basic credentials, *remote_addr* is the client's address, and
@@ -71,7 +71,7 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
         request = dataclasses.replace(request, remote_addr=remote_addr)
     if not dns:
         request = dataclasses.replace(request, dns_lookups=False)
-    workspace = load_path(root, config, set(defines))
+    workspace = load_path(root, config, set(defines), follow_symlinks=follow_symlinks)
     if workspace.server is not None and not workspace.server.ok:
         first = workspace.server.errors[0]
         raise ExplainError(f"the server config does not load: {first}")

@@ -1,16 +1,19 @@
 """Access files (``.htaccess``) as ``ap_parse_htaccess`` reads them: the first existing name of
 ``AccessFileName`` in a directory, its directives checked against the AllowOverride /
 AllowOverrideList in force (a directive they do not permit makes the request answer 500, unless
-``AllowOverride Nonfatal`` turns it into a warning), and an unreadable file answering 403."""
+``AllowOverride Nonfatal`` turns it into a warning).  What opening the file gives — absent,
+read, 403 for something that is not a regular file or cannot be opened, a hang for a FIFO, a
+symlink out of the root confmig does not read — is :func:`confmig.load.accessfile.
+check_access_file`, the one rule the docroot walk (lint, convert) follows too."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from confmig.load import LoadedConfig, ReadState, load_htaccess
+from confmig.load.accessfile import check_access_file
 from confmig.model.mapping import StatCache
 from confmig.model.merge import OptsState, SectionBuilder
 from confmig.model.modules import ModuleSet
@@ -76,9 +79,13 @@ class AccessFiles:
     """The access files of one site, parsed once per directory and overrides in force (the
     configuration and the filesystem do not change while a site is in use)."""
 
-    def __init__(self, stat: StatCache, state: ReadState) -> None:
+    def __init__(self, stat: StatCache, state: ReadState, roots: Sequence[str] | None = None,
+                 follow_symlinks: bool = False) -> None:
         self.stat = stat
         self.state = state
+        # Real paths below which a symlinked access file is read (None: anywhere).
+        self.roots = list(roots) if roots is not None else None
+        self.follow_symlinks = follow_symlinks
         self._found: dict[tuple[Any, ...], HtaccessResult] = {}
         self._preloaded: dict[str, LoadedConfig] = {}
 
@@ -99,11 +106,14 @@ class AccessFiles:
     def _load(self, directory: str, names: Sequence[str], opts: OptsState) -> HtaccessResult:
         for name in names:
             path = directory + name
-            kind = self.stat.kind(path)
-            if kind is None:
+            if self.stat.lstat(path) is None and path not in self._preloaded:
                 continue
-            if not os.access(path, os.R_OK) or kind != "file":
-                return HtaccessResult(path, None, 403, "unable to check htaccess file")
+            check = check_access_file(path, self.roots, self.follow_symlinks)
+            if not check.exists:
+                continue
+            if not check.readable:
+                return HtaccessResult(path, None, check.status,
+                                      f"{path}: {check.message()}")
             loaded = self._preloaded.get(path) or load_htaccess(path, self.state)
             if loaded.errors:
                 err = loaded.errors[0]

@@ -4,6 +4,7 @@ docroot), built once per workspace."""
 
 from __future__ import annotations
 
+import os
 import weakref
 from dataclasses import replace
 from pathlib import Path
@@ -79,6 +80,19 @@ def site_for(target: Workspace | Site | LoadedConfig) -> Site:
         root = target.docroot or Path.cwd()
         site = site_from_text(default_server_text(root), "<default server config>",
                               default_state(target.state))
+    _bound_access_files(site, target)
     _SITES[id(target)] = (weakref.ref(target), site)
     weakref.finalize(target, _SITES.pop, id(target), None)
     return site
+
+
+def _bound_access_files(site: Site, workspace: Workspace) -> None:
+    """Access files are read below the workspace's docroot and the DocumentRoots only (a
+    symlinked one pointing elsewhere is reported, not read), unless the user asked for
+    ``--follow-symlinks`` (:func:`confmig.load.accessfile.check_access_file`)."""
+    roots = {os.path.realpath(v.document_root)
+             for v in (site.main, *site.vhosts) if v.document_root}
+    if workspace.docroot is not None:
+        roots.add(os.path.realpath(workspace.docroot))
+    site.access_files.roots = sorted(roots)
+    site.access_files.follow_symlinks = workspace.follow_symlinks

@@ -99,6 +99,8 @@ class ParseError:
     message: str
 
     def __str__(self) -> str:
+        if self.line <= 0:  # about the file as a whole (not found, not readable…)
+            return f"{self.file}: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
 
 

@@ -91,7 +91,7 @@ def test_cli_config_and_vhost(tmp_path: Path) -> None:
 @pytest.mark.parametrize("args", [
     ["explain", "/a b", "--root", "."],
     ["explain", "/", "--root", ".", "-H", "nonsense"],
-    ["explain", "/"],
+    ["explain", "/", "--no-config"],
 ])
 def test_cli_bad_input_exits_2_with_one_line(args: list[str]) -> None:
     result = runner.invoke(app, args)

@@ -53,11 +53,17 @@ class LintReport:
     def exit_code(self) -> int:
         return self.result.exit_code
 
-    def print(self, console: Console) -> None:
+    def print(self, console: Console, errors: Console | None = None) -> None:
+        """The report on *console*; input errors ("no such file"…) on *errors* (stderr),
+        one line each — in the text format there only, the others also carry them."""
+        if errors is not None:
+            from confmig.lint.reporters.text import print_errors
+
+            print_errors(self.result, errors)
         if self.fmt is Format.text:
             from confmig.lint.reporters.text import print_result
 
-            print_result(self.result, console)
+            print_result(self.result, console, with_errors=errors is None)
             return
         text = render(self.result, self.fmt)
         if text:
@@ -74,6 +80,7 @@ def lint_report(
     extend_select: list[str] | None = None,
     no_cache: bool = False,
     on_directory: Callable[[int], None] | None = None,
+    follow_symlinks: bool = False,
 ) -> LintReport:
     """Check the inputs, resolve the settings, lint.  Raises :class:`LintUsageError`."""
     from confmig.lint.config import SettingsError, load_settings
@@ -93,5 +100,6 @@ def lint_report(
         settings.validate([r.code for r in all_rules()])
     except SettingsError as exc:
         raise LintUsageError(str(exc)) from exc
-    result = lint_paths(paths, config, defines, settings, on_directory=on_directory)
+    result = lint_paths(paths, config, defines, settings, on_directory=on_directory,
+                        follow_symlinks=follow_symlinks)
     return LintReport(result, Format(fmt))

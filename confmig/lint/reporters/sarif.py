@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from confmig import __version__
 from confmig.lint.engine import INTERNAL_CODE, LintResult
@@ -41,8 +43,16 @@ INTERNAL_DESCRIPTOR = {
 
 
 def _uri(path: str) -> str:
-    p = Path(path)
-    return p.as_uri() if p.is_absolute() else p.as_posix()
+    """*path* as an RFC 3986 URI (absolute: ``file:///…``) or relative reference: every byte
+    but unreserved characters and ``/`` percent-encoded — the file name's own bytes, so a
+    name read with surrogateescape gets back its raw bytes, and a newline is ``%0A``."""
+    posix = Path(path).as_posix() if path else path
+    try:
+        raw = os.fsencode(posix)
+    except UnicodeEncodeError:  # a lone surrogate that is not an escaped byte
+        raw = posix.encode("utf-8", "surrogatepass")
+    quoted = quote(raw, safe="/")
+    return "file://" + quoted if posix.startswith("/") else quoted
 
 
 def sarif_log(result: LintResult) -> dict[str, Any]:

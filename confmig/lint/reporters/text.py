@@ -4,6 +4,8 @@ severity, message and fix hint), then a summary of counts per code and severity.
 from __future__ import annotations
 
 import io
+import os
+import stat
 from collections import Counter
 from functools import lru_cache
 
@@ -20,15 +22,21 @@ _STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info:
 
 @lru_cache(maxsize=64)
 def _file_lines(path: str) -> tuple[str, ...]:
+    """The lines of a regular file (a FIFO would block ``open()``; a finding is only ever
+    about a file the linter read, so anything else has no lines to show)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return ()
         with open(path, encoding="utf-8", errors="replace", newline="") as handle:
             text = handle.read()
-    except OSError:
+    except (OSError, ValueError):
         return ()
     return tuple(line.rstrip("\r") for line in text.split("\n"))
 
 
 def _frame(finding: Finding) -> list[str]:
+    if finding.line <= 0:
+        return []  # about the file as a whole
     lines = _file_lines(finding.file)
     if not 0 < finding.line <= len(lines):
         return []
@@ -46,7 +54,12 @@ def _frame(finding: Finding) -> list[str]:
     ]
 
 
-def print_result(result: LintResult, console: Console) -> None:
+def print_errors(result: LintResult, console: Console) -> None:
+    for error in result.errors:
+        console.print(f"[bold red]error:[/] {escape(error)}")
+
+
+def print_result(result: LintResult, console: Console, with_errors: bool = True) -> None:
     for note in result.notes:
         console.print(f"[dim]note: {escape(note)}[/]")
     if result.notes:
@@ -62,8 +75,8 @@ def print_result(result: LintResult, console: Console) -> None:
             console.print(f" [blue]{' ' * len(str(finding.line))} =[/] [green]hint:[/] "
                           f"{escape(finding.hint)}")
         console.print()
-    for error in result.errors:
-        console.print(f"[bold red]error:[/] {escape(error)}")
+    if with_errors:
+        print_errors(result, console)
     print_summary(result, console)
 
 
