@@ -4,8 +4,10 @@ Targets: ``httpd`` (``<Directory>`` blocks in the server configuration).  nginx 
 will plug in here with the same :class:`~confmig.convert.result.ConversionResult`.
 
 :func:`run` is what the command line calls: it converts, then prints nothing but writes what
-was asked (``-o FILE`` atomically, ``--write`` in place with ``.bak`` backups), refusing to
-overwrite anything without ``force``.
+was asked (``-o FILE`` atomically, ``--write`` in place with numbered backups
+``NAME.~N~``), never over a file it read, never over anything but a regular file, and over an
+existing ``-o`` file only with ``force`` (:mod:`confmig.fs`).  A configuration converted before
+is recognised: nothing to do, nothing written, exit 0.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from rich.console import Console
 
 from confmig.convert.httpd import Options, convert_config, convert_docroot
 from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
-from confmig.fs import WriteRefused, atomic_write, rewrite_in_place
+from confmig.fs import WriteRefused, atomic_write, check_output, rewrite_in_place
 
 TARGETS = ("httpd",)
 PLANNED_TARGETS = ("nginx", "flask")
@@ -42,11 +44,13 @@ class ConvertOutcome:
     result: ConversionResult
     written: list[Path] = field(default_factory=list)
     backups: list[Path] = field(default_factory=list)
+    #: Neither ``-o`` nor ``--write``: the text is for stdout.
+    to_stdout: bool = True
 
     @property
     def printed(self) -> bool:
-        """True when the text is for stdout (nothing was written)."""
-        return not self.written
+        """True when the text goes to stdout."""
+        return self.to_stdout and not self.result.nothing_to_do
 
     @property
     def exit_code(self) -> int:
@@ -54,7 +58,14 @@ class ConvertOutcome:
         return 1 if self.result.untranslatable else 0
 
     def print(self, out: Console, err: Console) -> None:
-        """The text on *out* (unless it was written), every note and a summary on *err*."""
+        """The text on *out* (unless it was written), every note and a summary on *err*;
+        one line when there was nothing to do."""
+        if self.result.nothing_to_do:
+            err.print(f"confmig convert --to {self.result.target}: {self.result.source}: "
+                      f"already converted ({', '.join(self.result.already_converted)}: "
+                      "confmig's blocks are there and Apache reads no .htaccess); nothing to do",
+                      markup=False, highlight=False)
+            return
         if self.printed:
             out.file.write(self.result.text)
             out.file.flush()
@@ -92,11 +103,14 @@ def convert(target: str, docroot: str | os.PathLike[str] | None = None,
 
 def run(request: ConvertRequest) -> ConvertOutcome:
     """Convert and write as asked.  Raises :class:`ConvertError` for bad input and
-    :class:`~confmig.fs.WriteRefused` when writing would overwrite without ``force``."""
+    :class:`~confmig.fs.WriteRefused` when a write would lose something or failed."""
     _check_target(request.target)
     if request.write and request.output is not None:
         raise ConvertError("--write rewrites the configuration in place; -o writes a new file: "
                            "give one of them")
+    if request.output is not None:  # what can be known before the work; all of it at the end
+        check_output(request.output, force=True,
+                     inputs=[request.config] if request.config is not None else [])
     whole_config = request.write or request.docroot is None
     if whole_config:
         if request.config is None:
@@ -107,12 +121,15 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     else:
         assert request.docroot is not None
         result = convert_docroot(request.docroot, request.config, request.options)
-    outcome = ConvertOutcome(result)
+    outcome = ConvertOutcome(result, to_stdout=not request.write and request.output is None)
+    if result.nothing_to_do:
+        return outcome
     if request.write:
-        report = rewrite_in_place(result.files, force=request.force)
+        report = rewrite_in_place(result.files)
         outcome.written, outcome.backups = report.written, report.backups
     elif request.output is not None:
-        outcome.written.append(atomic_write(request.output, result.text, force=request.force))
+        outcome.written.append(atomic_write(request.output, result.text, force=request.force,
+                                            inputs=result.inputs))
     return outcome
 
 

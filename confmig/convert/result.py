@@ -82,6 +82,16 @@ class ConversionResult:
     warnings: list[Note] = field(default_factory=list)
     #: The document roots the conversion covered (absolute paths as the server sees them).
     docroots: list[str] = field(default_factory=list)
+    #: Every file the conversion read (the configuration, its Includes, each access file):
+    #: an output never goes over one of them.
+    inputs: list[str] = field(default_factory=list)
+    #: Document roots confmig had converted before, with nothing left to fold: left alone.
+    already_converted: list[str] = field(default_factory=list)
+
+    @property
+    def nothing_to_do(self) -> bool:
+        """Every tree was converted before: there is nothing to write."""
+        return bool(self.already_converted) and not self.docroots and not self.files
 
     @property
     def notes(self) -> list[Note]:
@@ -104,7 +114,8 @@ class ConversionResult:
     def to_json(self) -> dict[str, object]:
         return {
             "target": self.target, "source": self.source, "docroots": self.docroots,
-            "files": sorted(self.files), "untranslatable": [n.to_json() for n in
+            "files": sorted(self.files), "already_converted": self.already_converted,
+            "untranslatable": [n.to_json() for n in
                                                             self.untranslatable],
             "warnings": [n.to_json() for n in self.warnings],
         }

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from confmig.load.conditions import (
     CONDITIONAL_SECTIONS,
@@ -22,12 +23,29 @@ from confmig.load.conditions import (
     evaluate,
 )
 from confmig.load.includes import IncludeError, expand_include
-from confmig.load.variables import resolve_vars
-from confmig.syntax import ConfigFile, Directive, Node, ParseError, Section, parse_file
-from confmig.syntax.parser import logical_text
+from confmig.load.variables import ExpansionTooLong, resolve_vars
+from confmig.syntax import (
+    ConfigFile,
+    Directive,
+    Node,
+    ParseError,
+    ReadLimitError,
+    Section,
+    parse_file,
+)
+from confmig.syntax.parser import (
+    MAX_SECTION_DEPTH,
+    depth_error,
+    logical_text,
+    regular_file_error,
+)
 from confmig.syntax.words import first_word, split_words
 
 MAX_INCLUDE_DEPTH = 128
+# confmig's bound on all ${VAR} substitution in one configuration (each line is bounded by
+# variables.MAX_EXPANDED_LINE): memory stays bounded whatever Define chain the input builds.
+MAX_EXPANDED_TOTAL = 64 * 1024 * 1024
+DirectiveOrSection = TypeVar("DirectiveOrSection", Directive, Section)
 
 
 @dataclass
@@ -55,63 +73,123 @@ class LoadedConfig:
         return not self.errors
 
 
+class _IncludeTarget:
+    """A file an Include reads, in the frame that splices its nodes in."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+
+class _Frame:
+    """One level of the loader's explicit stack: the nodes still to read and the list that
+    receives them; ``file`` is set when the frame is a whole file (popped from the Include
+    chain when done), ``depth`` is the nesting of the sections that receive the nodes."""
+
+    __slots__ = ("depth", "file", "items", "out")
+
+    def __init__(self, items: Iterator[Node | _IncludeTarget], out: list[Node], depth: int,
+                 file: str | None = None) -> None:
+        self.items = items
+        self.out = out
+        self.depth = depth
+        self.file = file
+
+
 class _Reader:
+    """Reads nodes in file order with an explicit stack (no recursion: neither Include
+    chains nor nested sections can reach Python's recursion limit)."""
+
     def __init__(self, result: LoadedConfig, environ: Mapping[str, str], htaccess: bool) -> None:
         self.result = result
         self.state = result.state
         self.environ = environ
         self.htaccess = htaccess
-        self.stack: list[str] = []
+        self.stack: list[str] = []  # real paths of the files being read (Include chain)
+        self.frames: list[_Frame] = []
+        self.expanded = 0  # characters produced by ${VAR} substitution so far
 
     def _error(self, node: Node, message: str) -> None:
         self.result.errors.append(ParseError(node.file, node.line, node.column, message))
 
     def read(self, path: Path) -> list[Node]:
+        out: list[Node] = []
+        self._push_file(path, out, 0)
+        self._run()
+        return out
+
+    def walk(self, nodes: list[Node]) -> list[Node]:
+        out: list[Node] = []
+        self.frames.append(_Frame(iter(nodes), out, 0))
+        self._run()
+        return out
+
+    def _push_file(self, path: Path, out: list[Node], depth: int) -> None:
         key = str(path)
-        config = parse_file(path)
+        config = parse_file(path, htaccess=self.htaccess)
         self.result.files.setdefault(key, config)
         self.result.warnings.extend(config.warnings)
         if not config.ok:
             self.result.errors.extend(config.errors)
-            return []
-        self.stack.append(os.path.realpath(path))
-        try:
-            return self.walk(config.nodes)
-        finally:
-            self.stack.pop()
+            return
+        real = os.path.realpath(path)
+        self.stack.append(real)
+        self.frames.append(_Frame(iter(config.nodes), out, depth, real))
 
-    def walk(self, nodes: list[Node]) -> list[Node]:
-        out: list[Node] = []
-        for node in nodes:
-            if isinstance(node, Directive):
-                out.extend(self._directive(self._substitute(node)))
+    def _run(self) -> None:
+        frames = self.frames
+        while frames:
+            frame = frames[-1]
+            node = next(frame.items, None)
+            if node is None:
+                frames.pop()
+                if frame.file is not None:
+                    self.stack.pop()
+                continue
+            if isinstance(node, _IncludeTarget):
+                self._push_file(node.path, frame.out, frame.depth)
+            elif isinstance(node, Directive):
+                self._directive(self._substitute(node), frame)
             elif isinstance(node, Section):
-                out.extend(self._section(self._substitute(node)))
+                self._section(self._substitute(node), frame)
             else:
-                out.append(node)
-        return out
+                frame.out.append(node)
 
-    def _substitute(self, node: Directive | Section) -> Directive | Section:
+    def _substitute(self, node: DirectiveOrSection) -> DirectiveOrSection:
         """Apply ``${VAR}`` to the whole logical line, then split it again."""
         if "${" not in node.raw:
             return node
         text = logical_text(node.raw)
-        resolved, missing = resolve_vars(text, self.state.variables, self.environ)
+        try:
+            resolved, missing = resolve_vars(text, self.state.variables, self.environ)
+        except ExpansionTooLong as exc:
+            raise ReadLimitError(ParseError(
+                node.file, node.line, node.column,
+                f"{exc}: confmig stops there (Apache has no limit and runs out of memory)"
+            )) from None
         for name in missing:
             self.result.warnings.append(ParseError(
                 node.file, node.line, node.column, f"Config variable ${{{name}}} is not defined"))
         if resolved == text:
             return node
+        self.expanded += len(resolved)
+        if self.expanded > MAX_EXPANDED_TOTAL:
+            raise ReadLimitError(ParseError(
+                node.file, node.line, node.column,
+                f"${{VAR}} substitution has produced more than {MAX_EXPANDED_TOTAL:,} "
+                f"characters in this configuration: confmig stops there"))
         name, rest = first_word(resolved)
         if isinstance(node, Section):
             rest = rest[: rest.rfind(">")] if ">" in rest else rest
             name = name.rstrip(">")[1:]
         return dataclasses.replace(node, name=name, args=split_words(rest), args_text=rest.strip())
 
-    def _directive(self, node: Directive) -> list[Node]:
+    def _directive(self, node: Directive, frame: _Frame) -> None:
         lname = node.lname
         if self.htaccess:
-            return [node]
+            frame.out.append(node)
+            return
         if lname == "define" and node.args:
             self.state.defines.add(node.args[0])
             if len(node.args) > 1:
@@ -124,22 +202,28 @@ class _Reader:
         elif lname == "loadmodule" and len(node.args) >= 2:
             self.state.modules.add_loadmodule(node.args[0], node.args[1])
         elif lname in ("include", "includeoptional"):
-            return self._include(node, optional=lname == "includeoptional")
-        return [node]
+            self._include(node, frame, optional=lname == "includeoptional")
+            return
+        frame.out.append(node)
 
-    def _include(self, node: Directive, optional: bool) -> list[Node]:
+    def _include(self, node: Directive, frame: _Frame, optional: bool) -> None:
         if len(node.args) != 1:
             self._error(node, f"{node.name} takes one argument")
-            return []
+            return
         try:
             targets = expand_include(node.args[0], self.state.server_root, optional)
         except IncludeError as exc:
             self._error(node, f"{node.name}: {exc}")
-            return []
+            return
         self.result.includes.append(IncludeEdge(node.file, node.line, [str(t) for t in targets]))
-        out: list[Node] = []
+        readable: list[Path] = []
         for target in targets:
             real = os.path.realpath(target)
+            refused = regular_file_error(target)
+            if refused is not None:
+                # ap_pcfg_openfile refuses it (IncludeOptional too) and Apache stops there.
+                self._error(node, refused)
+                break
             if real in self.stack:
                 chain = " -> ".join([*self.stack[self.stack.index(real):], real])
                 self._error(node, f"Include cycle: {chain}")
@@ -148,23 +232,35 @@ class _Reader:
                 self._error(node, f"Exceeded the maximum Include nesting level of "
                                   f"{MAX_INCLUDE_DEPTH}")
                 continue
-            out.extend(self.read(target))
-        return out
+            readable.append(target)
+        if readable:
+            targets_frame = _Frame(iter([_IncludeTarget(t) for t in readable]), frame.out,
+                                   frame.depth)
+            self.frames.append(targets_frame)
 
-    def _section(self, node: Section) -> list[Node]:
+    def _section(self, node: Section, frame: _Frame) -> None:
         if node.lname in CONDITIONAL_SECTIONS:
             try:
                 active = evaluate(node.lname, node.args_text, node.args, self.state)
             except ConditionError as exc:
                 self._error(node, str(exc))
-                return []
+                return
             if not active:
                 if not node.closed:  # ap_soak_end_container hits the end of the file
                     self._error(node, f"Expected </{node.name}> before end of configuration")
                 self.result.skipped_sections.append(node)
-                return []
-            return self.walk(node.children)
-        return [dataclasses.replace(node, children=self.walk(node.children))]
+                return
+            if node.close_error:  # ap_build_cont_config wants the exact closing line
+                self.result.errors.append(ParseError(node.file, node.close_line, 1,
+                                                     node.close_error))
+                return
+            self.frames.append(_Frame(iter(node.children), frame.out, frame.depth))
+            return
+        if frame.depth >= MAX_SECTION_DEPTH:
+            raise ReadLimitError(depth_error(node.file, node.line, node.column))
+        children: list[Node] = []
+        frame.out.append(dataclasses.replace(node, children=children))
+        self.frames.append(_Frame(iter(node.children), children, frame.depth + 1))
 
 
 def load_config(
@@ -201,7 +297,7 @@ def load_htaccess(
     state = state or ReadState()
     result = LoadedConfig(main=str(path), state=state)
     reader = _Reader(result, os.environ if environ is None else environ, htaccess=True)
-    config = parse_file(path, display_name)
+    config = parse_file(path, display_name, htaccess=True)
     result.files[config.path] = config
     result.warnings.extend(config.warnings)
     if not config.ok:

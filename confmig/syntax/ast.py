@@ -11,6 +11,7 @@ can substitute ``${VAR}`` first and split afterwards, as Apache does.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -57,7 +58,8 @@ class Directive(Node):
     lname: str = field(init=False, repr=False, default="")
 
     def __post_init__(self) -> None:
-        self.lname = self.name.lower()  # compared by every rule and merger: computed once
+        # compared by every rule and merger: computed once, and shared by every node
+        self.lname = sys.intern(self.name.lower())
 
 
 @dataclass(eq=False, slots=True)
@@ -66,6 +68,9 @@ class Section(Node):
 
     ``closed`` is False for a conditional section left open at the end of its file:
     Apache reads a true one to the end of the file, and rejects a false one.
+    ``close_error`` is Apache's error for a conditional section's closing line that only a
+    true section rejects (``</IfModule> x``: ``ap_build_cont_config`` wants the exact line,
+    ``ap_soak_end_container`` skipping a false one does not); the loader reports it.
     """
 
     name: str = ""
@@ -76,17 +81,29 @@ class Section(Node):
     close_raw: str = ""
     close_line: int = 0
     closed: bool = True
+    close_error: str = ""
     lname: str = field(init=False, repr=False, default="")
 
     def __post_init__(self) -> None:
-        self.lname = self.name.lower()
+        self.lname = sys.intern(self.name.lower())
 
     def walk(self) -> Iterator[Node]:
         """Every node below this section, depth first, in file order."""
-        for child in self.children:
-            yield child
-            if isinstance(child, Section):
-                yield from child.walk()
+        return walk_nodes(self.children)
+
+
+def walk_nodes(nodes: list[Node]) -> Iterator[Node]:
+    """Every node of ``nodes`` and below, depth first, in file order — without recursion,
+    so that no nesting depth reaches Python's recursion limit."""
+    stack: list[Iterator[Node]] = [iter(nodes)]
+    while stack:
+        for node in stack[-1]:
+            yield node
+            if isinstance(node, Section) and node.children:
+                stack.append(iter(node.children))
+                break
+        else:
+            stack.pop()
 
 
 @dataclass(eq=False, slots=True)
@@ -102,6 +119,18 @@ class ParseError:
         if self.line <= 0:  # about the file as a whole (not found, not readable…)
             return f"{self.file}: {self.message}"
         return f"{self.file}:{self.line}:{self.column}: {self.message}"
+
+
+class ReadLimitError(Exception):
+    """Input beyond a limit of confmig's own (not an error Apache would give): commands stop
+    with this one-line ``file:line:col: message`` and exit 2."""
+
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+    def __reduce__(self) -> tuple[type, tuple[ParseError]]:
+        return (type(self), (self.error,))
 
 
 @dataclass(eq=False, slots=True)
@@ -123,10 +152,7 @@ class ConfigFile:
         return not self.errors
 
     def walk(self) -> Iterator[Node]:
-        for node in self.nodes:
-            yield node
-            if isinstance(node, Section):
-                yield from node.walk()
+        return walk_nodes(self.nodes)
 
     def directives(self) -> Iterator[Directive]:
         return (n for n in self.walk() if isinstance(n, Directive))

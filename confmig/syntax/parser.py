@@ -1,244 +1,62 @@
-"""Parse Apache configuration text into the typed tree of :mod:`confmig.syntax.ast`.
+"""Parse Apache configuration into the typed tree of :mod:`confmig.syntax.ast`.
 
-The Lark grammar (``grammars/apache.lark``) gives the line structure; the
-callbacks below turn each line token into a node while the LALR parser runs
-(no intermediate parse tree is built, which keeps parsing fast).  Errors are
-collected as :class:`~confmig.syntax.ast.ParseError` with Apache's own wording
-where Apache has one, never raised to the caller.
+Apache does not read its configuration with a grammar: ``ap_build_config`` (server/config.c)
+takes one logical line at a time from ``ap_varbuf_cfg_getline`` and keeps a pointer to the
+innermost open section.  This module does the same, with a stack instead of recursion:
+
+* :class:`~confmig.syntax.reader.ConfigReader` gives the logical lines exactly as Apache
+  reads them (line length limit, continuation, NUL, buffer sizes — see its docstring);
+* a line whose first character is ``#``, or an empty line, is skipped; ``<Name …>`` opens a
+  section, ``</Name>`` closes the innermost one, anything else is a directive.
+
+Errors are collected as :class:`~confmig.syntax.ast.ParseError` with Apache's own wording,
+never raised; the one exception is :class:`~confmig.syntax.ast.ReadLimitError` for input
+beyond confmig's own limit (sections nested deeper than :data:`MAX_SECTION_DEPTH`).
 """
 
 from __future__ import annotations
 
-import functools
+import os
 import re
-from importlib import resources
+import stat
+import sys
 from pathlib import Path
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedInput, VisitError
-
-from confmig.syntax.ast import Blank, Comment, ConfigFile, Directive, Node, ParseError, Section
+from confmig.syntax.ast import (
+    Blank,
+    Comment,
+    ConfigFile,
+    Directive,
+    Node,
+    ParseError,
+    ReadLimitError,
+    Section,
+)
+from confmig.syntax.reader import (
+    HTACCESS_MAX_LINE,
+    SERVER_MAX_LINE,
+    ConfigReader,
+    LineTooLong,
+    logical_bytes,
+)
 from confmig.syntax.words import first_word, split_words
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
 CONDITIONAL_SECTIONS = frozenset(
     {"ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"})
+
+# confmig's own limit on section nesting: every consumer of the tree (printer, JSON, merge,
+# lint rules) stays far from Python's recursion limit.  Apache has no limit of its own: it
+# reads conditional sections by C recursion and crashes (stack overflow) between 5,000 and
+# 10,000 nested <IfModule>, and between 10,000 and 20,000 nested <If>
+# (tests/test_syntax_reader_apache.py).  No real configuration comes close to 128 — the
+# figure Apache uses for its own Include and directory nesting limits.
+MAX_SECTION_DEPTH = 128
+
 _SPACE = " \t\n\r\f\v"
-
-
-def _grammar_text() -> str:
-    """The grammar lives in the top-level ``grammars/`` folder of a checkout and is
-    packaged as ``confmig/_grammars`` in a wheel."""
-    source_tree = Path(__file__).resolve().parents[2] / "grammars" / "apache.lark"
-    if source_tree.is_file():
-        return source_tree.read_text(encoding="utf-8")
-    return resources.files("confmig").joinpath("_grammars/apache.lark").read_text("utf-8")
-
-
-def logical_text(raw: str) -> str:
-    """Join continuation lines (backslash right before the newline) and trim, as
-    Apache's ``ap_cfg_getline`` does."""
-    if "\\" in raw:
-        raw = raw.replace("\\\r\n", "").replace("\\\n", "")
-    return raw.strip(_SPACE)
-
-
-# Inside a LINES token: one logical line (continuations included), and the blank
-# run in front of its first character.  Same shapes as the grammar's _REST and _WS.
-_LOGICAL_LINE = re.compile(r"[^\n\\]*(?:\\(?:\r?\n)?[^\n\\]*)*(?:\n|\Z)")
+# White space before the first word of a line; a continuation there is white space too.
 _LEAD = re.compile(r"(?:[ \t\f\v\r]|\\\r?\n)*")
-
-
-class _SectionMismatch(Exception):
-    def __init__(self, error: ParseError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-class _Builder(Transformer):
-    """Rule callbacks run by the LALR parser; ``file`` is set per parse."""
-
-    file = "<string>"
-    warnings: list[ParseError] = []  # noqa: RUF012  (reset per parse)
-
-    def _position(self, token: Token) -> tuple[int, int]:
-        """Line and column of the first non-blank character of ``token``."""
-        text = token.value
-        offset = len(text) - len(text.lstrip(" \t\f\v\r\\\n"))
-        if offset == 0:
-            return token.line, token.column
-        newlines = text.count("\n", 0, offset)
-        if newlines == 0:
-            return token.line, token.column + offset
-        return token.line + newlines, offset - text.rfind("\n", 0, offset)
-
-    def _end_line(self, token: Token) -> int:
-        return token.line + token.value.count("\n", 0, len(token.value.rstrip("\n")) or 0)
-
-    def _lines(self, token: Token, out: list[Node]) -> None:
-        """Split a LINES token into Blank, Comment and Directive nodes."""
-        line = token.line
-        file = self.file
-        lead_match = _LEAD.match
-        for m in _LOGICAL_LINE.finditer(token.value):
-            raw = m.group(0)
-            if not raw:
-                continue
-            lead = lead_match(raw).end()
-            first = raw[lead:lead + 1]
-            newlines = raw.count("\n")
-            if first in ("", "\n"):
-                out.append(Blank(file, line, 1, raw))
-            else:
-                skipped = raw[:lead]
-                before = skipped.count("\n")
-                col = lead - skipped.rfind("\n") if before else lead + 1
-                if first == "#":
-                    out.append(Comment(file, line + before, col, raw))
-                else:
-                    text = logical_text(raw)
-                    if '"' in text or "'" in text or "\\" in text:
-                        name, rest = first_word(text)
-                        args = split_words(rest)
-                    else:  # the common case: plain words
-                        args = text.split()
-                        name = args.pop(0)
-                        rest = text[len(name):].lstrip(_SPACE)
-                    out.append(Directive(file, line + before, col, raw, name, args, rest,
-                                         line + newlines - (raw[-1] == "\n")))
-            line += newlines
-
-    def _nodes(self, children: list) -> list[Node]:
-        out: list[Node] = []
-        for child in children:
-            if isinstance(child, Token):
-                self._lines(child, out)
-            else:
-                out.append(child)
-        return out
-
-    def start(self, children: list) -> list[Node]:
-        return self._nodes(children)
-
-    def section(self, children: list) -> Node:
-        open_tok: Token = children[0]
-        last = children[-1]
-        closed = isinstance(last, Token) and last.type == "SECTION_CLOSE"
-        body = children[1:-1] if closed else children[1:]
-        line, col = self._position(open_tok)
-        word, rest = first_word(logical_text(open_tok.value))
-        # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
-        # and the argument string '>'.
-        if word.endswith(">"):
-            word = word[:-1]
-            rest = rest or ">"
-        name = word[1:]
-        bracket = rest.rfind(">")
-        if bracket < 0:
-            raise _SectionMismatch(ParseError(
-                self.file, line, col, f"<{name}> directive missing closing '>'"))
-        args_text = rest[:bracket].strip(_SPACE)
-        if closed:
-            self._check_close(last, name)
-        elif name.lower() in CONDITIONAL_SECTIONS:
-            self.warnings.append(ParseError(
-                self.file, line, col,
-                f"<{name}> was not closed: Apache reads it to the end of the file when its "
-                f"condition is true and refuses the file when it is false"))
-        else:
-            raise _SectionMismatch(ParseError(self.file, line, col, f"<{name}> was not closed."))
-        return Section(
-            self.file, line, col, open_tok.value,
-            name=name, args=split_words(args_text), args_text=args_text,
-            end_line=self._end_line(open_tok), children=self._nodes(body),
-            close_raw=last.value if closed else "",
-            close_line=self._position(last)[0] if closed else 0, closed=closed,
-        )
-
-    def _check_close(self, close_tok: Token, name: str) -> None:
-        line, col = self._position(close_tok)
-        text = logical_text(close_tok.value)
-        word, _ = first_word(text)
-        if name.lower() in CONDITIONAL_SECTIONS and text.lower() != f"</{name.lower()}>":
-            # ap_build_cont_config ends a conditional body only at a line that is exactly
-            # </Name>; any other closing line is read as a stray end of section.
-            raise _SectionMismatch(ParseError(
-                self.file, line, col,
-                f"{word} without matching {word.replace('/', '', 1)} section"))
-        if not word.endswith(">"):
-            raise _SectionMismatch(ParseError(
-                self.file, line, col, f"{word}> directive missing closing '>'"))
-        if word[2:-1].lower() != name.lower():
-            raise _SectionMismatch(ParseError(
-                self.file, line, col, f"Expected </{name}> but saw {word}"))
-
-
-@functools.cache
-def _parser() -> tuple[Lark, _Builder]:
-    builder = _Builder()
-    lark = Lark(
-        _grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        transformer=builder,
-        maybe_placeholders=False,
-        cache=True,
-    )
-    return lark, builder
-
-
-def parse_text(text: str, filename: str = "<string>") -> ConfigFile:
-    """Parse configuration ``text``; errors are collected in the result."""
-    # A UTF-8 byte order mark is not skipped: on Unix Apache reads it as part of the
-    # first word (Invalid command '\xef\xbb\xbfOptions'), and so does confmig.
-    result = ConfigFile(path=filename, line_count=text.count("\n") + 1)
-    if not text:
-        return result
-    lark, builder = _parser()
-    builder.file = filename
-    builder.warnings = result.warnings
-    try:
-        nodes = lark.parse(text)
-    except _SectionMismatch as exc:
-        result.errors.append(exc.error)
-        return result
-    except VisitError as exc:  # an error raised inside a callback, wrapped by Lark
-        if isinstance(exc.orig_exc, _SectionMismatch):
-            result.errors.append(exc.orig_exc.error)
-            return result
-        raise
-    except UnexpectedInput as exc:
-        result.errors.append(_structure_error(text, filename, exc))
-        return result
-    result.nodes = nodes
-    return result
-
-
-def _structure_error(text: str, filename: str, exc: UnexpectedInput) -> ParseError:
-    """Explain a grammar failure in Apache's words: a stray ``</X>`` or an
-    unclosed ``<X>`` (reported at its opening line, as Apache does)."""
-    lark, builder = _parser()
-    stack: list[tuple[str, int, int]] = []
-    for tok in lark.lex(text, dont_ignore=True):
-        if tok.type == "SECTION_OPEN":
-            word, _ = first_word(logical_text(tok.value))
-            line, col = builder._position(tok)
-            stack.append((word.rstrip(">")[1:], line, col))
-        elif tok.type == "SECTION_CLOSE":
-            word, _ = first_word(logical_text(tok.value))
-            if not stack:
-                line, col = builder._position(tok)
-                name = word[2:].rstrip(">")
-                return ParseError(filename, line, col,
-                                  f"{word.rstrip('>')}> without matching <{name}> section")
-            stack.pop()
-    if stack:
-        name, line, col = stack[-1]
-        return ParseError(filename, line, col, f"<{name}> was not closed.")
-    line = getattr(exc, "line", 0) or 0
-    col = getattr(exc, "column", 0) or 0
-    return ParseError(filename, max(line, 1), max(col, 1), "syntax error")
 
 
 def decode(data: bytes) -> str:
@@ -250,13 +68,229 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", errors="surrogateescape")
 
 
-def parse_file(path: str | Path, display_name: str | None = None) -> ConfigFile:
+def logical_text(raw: str) -> str:
+    """The logical line Apache reads from one node's ``raw`` text: continuations joined,
+    cut at a NUL byte, trimmed (``ap_cfg_getline``)."""
+    if "\\" not in raw and "\0" not in raw:
+        return raw.strip(_SPACE)
+    return decode(logical_bytes(encode(raw)))
+
+
+def depth_error(file: str, line: int, column: int) -> ParseError:
+    """The error for a section opened :data:`MAX_SECTION_DEPTH` levels deep (the loader
+    uses it too, for sections nested through Include)."""
+    return ParseError(
+        file, line, column,
+        f"sections nested more than {MAX_SECTION_DEPTH} deep: confmig reads at most "
+        f"{MAX_SECTION_DEPTH} levels (Apache has no set limit; it crashes at a few thousand)")
+
+
+class _Stop(Exception):
+    """The first error Apache stops at."""
+
+    def __init__(self, error: ParseError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class _Frame:
+    __slots__ = ("children", "conditional", "section")
+
+    def __init__(self, section: Section | None, conditional: bool) -> None:
+        self.section = section
+        self.conditional = conditional
+        self.children: list[Node] = section.children if section is not None else []
+
+
+class _Builder:
+    """``ap_build_config`` over the reader's lines, with a stack of open sections."""
+
+    def __init__(self, data: bytes, filename: str, max_len: int,
+                 warnings: list[ParseError]) -> None:
+        self.data = data
+        self.file = filename
+        self.reader = ConfigReader(data, max_len)
+        self.warnings = warnings
+        self.stack = [_Frame(None, False)]
+
+    def build(self) -> list[Node]:
+        reader, data, file, stack = self.reader, self.data, self.file, self.stack
+        while True:
+            try:
+                line = reader.next_line()
+            except LineTooLong as exc:
+                raise _Stop(ParseError(
+                    file, exc.line, 1,
+                    f"Error reading {file} at line {exc.line}: Line too long")) from None
+            if line is None:
+                break
+            raw = decode(data[line.start:line.end])
+            text = line.text
+            if not text:
+                stack[-1].children.append(Blank(file, line.first, 1, raw))
+                continue
+            row, col = self._position(raw, line.first)
+            first = text[:1]
+            if first == b"#":
+                stack[-1].children.append(Comment(file, row, col, raw))
+            elif first == b"<" and text[1:2] == b"/":
+                self._close(decode(text), raw, row, col)
+            elif first == b"<":
+                self._open(decode(text), raw, row, col, line.last)
+            else:
+                reader.allocated()
+                stack[-1].children.append(self._directive(decode(text), raw, row, col,
+                                                          line.last))
+        self._end_of_file()
+        return stack[0].children
+
+    @staticmethod
+    def _position(raw: str, line: int) -> tuple[int, int]:
+        """Line and column of the first non-blank character of ``raw``."""
+        lead = _LEAD.match(raw).end()  # type: ignore[union-attr]
+        if not lead:
+            return line, 1
+        skipped = raw[:lead]
+        before = skipped.count("\n")
+        if not before:
+            return line, lead + 1
+        return line + before, lead - skipped.rfind("\n")
+
+    def _directive(self, text: str, raw: str, row: int, col: int, last: int) -> Directive:
+        if '"' in text or "'" in text or "\\" in text:
+            name, rest = first_word(text)
+            args = split_words(rest)
+        else:  # the common case: plain words
+            args = text.split()
+            name = args.pop(0)
+            rest = text[len(name):].lstrip(_SPACE)
+        return Directive(self.file, row, col, raw, sys.intern(name), args, rest, last)
+
+    def _open(self, text: str, raw: str, row: int, col: int, last: int) -> None:
+        word, rest = first_word(text)
+        # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
+        # and the argument string '>'.
+        if word.endswith(">"):
+            word = word[:-1]
+            rest = rest or ">"
+        name = word[1:]
+        bracket = rest.rfind(">")
+        if bracket < 0:
+            raise _Stop(ParseError(self.file, row, col,
+                                   f"<{name}> directive missing closing '>'"))
+        if len(self.stack) > MAX_SECTION_DEPTH:
+            raise ReadLimitError(depth_error(self.file, row, col))
+        args_text = rest[:bracket].strip(_SPACE)
+        section = Section(self.file, row, col, raw, name=sys.intern(name),
+                          args=split_words(args_text), args_text=args_text, end_line=last)
+        self.stack[-1].children.append(section)
+        conditional = section.lname in CONDITIONAL_SECTIONS
+        self.reader.allocated()
+        if conditional:
+            self.reader.open_buffer()  # ap_build_cont_config / ap_soak_end_container
+        self.stack.append(_Frame(section, conditional))
+
+    def _close(self, text: str, raw: str, row: int, col: int) -> None:
+        word, _ = first_word(text)
+        frame = self.stack[-1]
+        section = frame.section
+        if section is None:
+            raise _Stop(ParseError(self.file, row, col,
+                                   f"{word} without matching <{word[2:]} section"))
+        name = section.name
+        if frame.conditional:
+            self.reader.close_buffer()
+            if text.lower() != f"</{name.lower()}>":
+                # ap_build_cont_config ends a true conditional only at a line that is
+                # exactly </Name>; any other closing line is a stray end of section there.
+                # ap_soak_end_container, skipping a false one, cuts the word's last
+                # character and compares the name.
+                message = f"{word} without matching <{word[2:]} section"
+                if word[2:-1].lower() != name.lower():
+                    raise _Stop(ParseError(self.file, row, col, message))
+                section.close_error = message
+        else:
+            if not word.endswith(">"):
+                raise _Stop(ParseError(self.file, row, col,
+                                       f"{word}> directive missing closing '>'"))
+            if word[2:-1].lower() != name.lower():
+                raise _Stop(ParseError(self.file, row, col,
+                                       f"Expected </{name}> but saw {word}"))
+        section.close_raw = raw
+        section.close_line = row
+        self.stack.pop()
+
+    def _end_of_file(self) -> None:
+        """Sections still open: a conditional one is read to the end of the file (Apache
+        rejects it later if its condition is false); any other is an error."""
+        for frame in reversed(self.stack[1:]):
+            section = frame.section
+            assert section is not None
+            section.closed = False
+            if not frame.conditional:
+                raise _Stop(ParseError(self.file, section.line, section.column,
+                                       f"<{section.name}> was not closed."))
+            self.warnings.append(ParseError(
+                self.file, section.line, section.column,
+                f"<{section.name}> was not closed: Apache reads it to the end of the file "
+                f"when its condition is true and refuses the file when it is false"))
+
+
+def parse_bytes(data: bytes, filename: str = "<string>", *, htaccess: bool = False
+                ) -> ConfigFile:
+    """Parse configuration ``data`` as Apache reads a server config file (``htaccess``:
+    an ``.htaccess`` file, whose lines are limited to 8,192 bytes).  Errors are collected in
+    the result; :class:`ReadLimitError` is raised for input beyond confmig's own limits."""
+    # A UTF-8 byte order mark is not skipped: on Unix Apache reads it as part of the first
+    # word (Invalid command '\xef\xbb\xbfOptions'), and so does confmig.
+    result = ConfigFile(path=filename, line_count=data.count(b"\n") + 1)
+    if not data:
+        return result
+    builder = _Builder(data, filename, HTACCESS_MAX_LINE if htaccess else SERVER_MAX_LINE,
+                       result.warnings)
+    try:
+        result.nodes = builder.build()
+    except _Stop as exc:
+        result.errors.append(exc.error)
+    return result
+
+
+def parse_text(text: str, filename: str = "<string>", *, htaccess: bool = False
+               ) -> ConfigFile:
+    """Parse configuration ``text`` (see :func:`parse_bytes`)."""
+    return parse_bytes(encode(text), filename, htaccess=htaccess)
+
+
+def regular_file_error(path: str | Path) -> str | None:
+    """Apache's refusal of anything but a regular file (``ap_pcfg_openfile``), or None.
+
+    Checked with ``stat`` before opening: a FIFO would block the read, ``/dev/zero`` would
+    never end.  ``/dev/null`` is allowed, as Apache allows it.
+    """
+    name = str(path)
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return None  # reading it reports the error
+    if stat.S_ISREG(mode) or name == "/dev/null":
+        return None
+    return (f"Could not open configuration file {name}: Access to file {name} denied by "
+            f"server: not a regular file")
+
+
+def parse_file(path: str | Path, display_name: str | None = None, *,
+               htaccess: bool = False) -> ConfigFile:
     """Read and parse one file. An unreadable file is a collected error too."""
     name = display_name or str(path)
+    refused = regular_file_error(path)
+    if refused is not None:
+        result = ConfigFile(path=name)
+        result.errors.append(ParseError(name, 0, 0, refused))
+        return result
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
         result = ConfigFile(path=name)
         result.errors.append(ParseError(name, 0, 0, f"cannot read file: {exc.strerror or exc}"))
         return result
-    return parse_text(decode(data), name)
+    return parse_bytes(data, name, htaccess=htaccess)

@@ -85,25 +85,25 @@ def test_the_vhost_in_an_included_file_is_edited_there(tmp_path: Path) -> None:
     assert f"# confmig: begin {site_conf}" in result.text
 
 
-def test_cli_write_keeps_backups_and_refuses_to_overwrite_them(tmp_path: Path) -> None:
+def test_cli_write_keeps_numbered_backups_and_never_needs_force(tmp_path: Path) -> None:
     config, _root = make_config(tmp_path)
     before = config.read_text()
     runner = CliRunner()
     first = runner.invoke(app, ["convert", "--config", str(config), "--write"])
     assert first.exit_code == 0, first.output
-    assert Path(f"{config}.bak").read_text() == before
+    assert Path(f"{config}.~1~").read_text() == before
     assert "AllowOverride None" in config.read_text()
-    assert f"backup: {config}.bak" in first.stderr
+    assert f"backup: {config}.~1~" in first.stderr
     converted = config.read_text()
-    # converting again would overwrite the backup: refused, nothing changes
+    # the original put back by hand and converted again: a second backup, the first kept
     config.write_text(before)
     second = runner.invoke(app, ["convert", "--config", str(config), "--write"])
-    assert second.exit_code == 2
-    assert "already exists" in second.stderr and "--force" in second.stderr
-    assert config.read_text() == before
-    third = runner.invoke(app, ["convert", "--config", str(config), "--write", "--force"])
-    assert third.exit_code == 0
+    assert second.exit_code == 0, second.output
+    assert f"backup: {config}.~2~" in second.stderr
+    assert Path(f"{config}.~1~").read_text() == before
+    assert Path(f"{config}.~2~").read_text() == before
     assert config.read_text() == converted
+    assert not Path(f"{config}.bak").exists()
 
 
 def test_cli_output_file_is_never_overwritten_without_force(tmp_path: Path) -> None:

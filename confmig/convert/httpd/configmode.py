@@ -1,6 +1,10 @@
 """Config mode: rewrite a whole server configuration so every DocumentRoot tree's ``.htaccess``
 files are ``<Directory>`` blocks and ``AllowOverride`` is ``None`` where they were allowed.
 
+A tree confmig converted before (its marker block there, no access file Apache still reads:
+:mod:`~confmig.convert.httpd.converted`) is left alone; when every tree is, the result says
+there is nothing to do (:attr:`ConversionResult.nothing_to_do`) and nothing is written.
+
 Only two kinds of change are made, everything else prints back byte for byte:
 
 * the blocks of each tree are inserted in the server context (main server or
@@ -16,6 +20,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from confmig.convert.httpd.converted import already_converted, find_marker
 from confmig.convert.httpd.edit import Edits, flatten, pos, print_file
 from confmig.convert.httpd.env import config_env
 from confmig.convert.httpd.fragment import (
@@ -45,14 +50,27 @@ def convert_config(config: str | os.PathLike[str], docroot: str | os.PathLike[st
     loaded = load_server_config(config, options.defines)
     env = config_env(loaded)
     layout = read_layout(loaded)
-    result = ConversionResult("httpd", str(config), "")
+    result = ConversionResult("httpd", str(config), "", inputs=list(loaded.files))
     _relative_notes(layout, result)
     trees: list[TreePlan] = []
     for context, root in targets(layout, docroot, result):
         tree = collect(Path(root), root, layout.access_names(context))
-        trees.append(plan_tree(tree, _in_force_for(layout, context), env, context))
+        planned = plan_tree(tree, _in_force_for(layout, context), env, context)
+        result.inputs += [str(access.path) for access in tree.files]
+        marker = find_marker(loaded, layout, context, root)
+        statuses = [(str(p.access.path), p.status,
+                     f"{p.in_force.describe()}, {p.in_force.source}") for p in planned.plans]
+        if already_converted(marker, root, statuses):
+            assert marker is not None
+            result.already_converted.append(root)
+            result.warnings.append(Note(marker.file, marker.line, "", (
+                f"{root}: already converted by confmig (its blocks are here and Apache reads "
+                "none of its access files); left as it is"), NoteKind.INFO))
+            continue
+        trees.append(planned)
         result.docroots.append(root)
-    check_trees(trees, env, options, result)
+    if trees or not result.already_converted:
+        check_trees(trees, env, options, result)
     if options.keep_500:
         for planned in trees:
             _keep_500_conflicts(layout, planned, result)

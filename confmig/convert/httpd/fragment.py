@@ -48,6 +48,7 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
     if not root.is_dir():
         raise ConvertError(f"{docroot}: not a directory")
     notes: list[Note] = []
+    inputs: list[str] = []
     if config is None:
         env = assumed_env(set(options.defines))
         walk_root = clean(os.path.abspath(root))
@@ -57,6 +58,7 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
                        + env.describe() + "."]
     else:
         loaded = load_server_config(config, options.defines)
+        inputs += loaded.files
         env = config_env(loaded)
         layout = read_layout(loaded)
         context, walk_root = context_for(layout, root, notes)
@@ -64,7 +66,8 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
         planned = plan_tree(tree, lambda d: layout.in_force(context, d), env, context)
         assumptions = [f"AllowOverride and modules as {config} sets them for "
                        f"{context.label}; modules: {env.describe()}."]
-    result = ConversionResult("httpd", str(docroot), "", docroots=[walk_root])
+    inputs += [str(access.path) for access in tree.files]
+    result = ConversionResult("httpd", str(docroot), "", docroots=[walk_root], inputs=inputs)
     result.warnings += notes
     check_trees([planned], env, options, result)
     group = render_group(walk_root, planned.plans, keep_500=options.keep_500)
