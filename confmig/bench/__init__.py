@@ -19,11 +19,13 @@ from rich.console import Console
 
 from confmig.bench.options import BenchOptions, BenchUsageError
 from confmig.bench.runner import BenchError, BenchReport, run_bench
+from confmig.fs import WriteRefused, atomic_write
 
 
 def write_json(report: BenchReport, path: Path) -> None:
-    """``--json FILE``: the whole report, every raw run included."""
-    path.write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+    """``--json FILE``: the whole report, every raw run included (written atomically,
+    replacing an earlier report)."""
+    atomic_write(path, json.dumps(report.to_json(), indent=2) + "\n", force=True)
 
 
 def bench(options: BenchOptions, console: Console) -> BenchReport:
@@ -33,10 +35,13 @@ def bench(options: BenchOptions, console: Console) -> BenchReport:
     from confmig.bench.ui import RichUI
 
     report = run_bench(options, RichUI(console))
-    if options.json_path is not None:
-        write_json(report, options.json_path)
-    if options.html_path is not None:
-        write_html(report, options.html_path)
+    try:
+        if options.json_path is not None:
+            write_json(report, options.json_path)
+        if options.html_path is not None:
+            write_html(report, options.html_path)
+    except WriteRefused as exc:  # checked before the run; the disk can still fill up
+        raise BenchError(str(exc)) from exc
     return report
 
 

@@ -6,10 +6,13 @@ Every count and duration has a hard upper limit: the benchmark sends real traffi
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from confmig.fs import WriteRefused, check_output
 
 MAX_DEPTH = 64
 MAX_FILES = 5000
@@ -124,7 +127,40 @@ class BenchOptions:
             raise BenchUsageError("--targets needs at least one target")
         if not 0 <= self.warmup_s <= 10:
             raise BenchUsageError("warm-up must be between 0 and 10 s")
+        self._check_outputs()
         return self
+
+    def _check_outputs(self) -> None:
+        """``--json`` / ``--html`` are written after the whole run: check now that they can
+        be.  An existing report is replaced (re-running regenerates ``bench/results/``), but
+        only a regular file, and atomically (:mod:`confmig.fs`)."""
+        outputs = [(o, p) for o, p in (("--json", self.json_path), ("--html", self.html_path))
+                   if p is not None]
+        for option, path in outputs:
+            try:
+                check_output(path, force=True)
+            except WriteRefused as exc:
+                raise BenchUsageError(f"{option} {_about(str(exc), path)}") from exc
+        if len(outputs) == 2 and _same_path(outputs[0][1], outputs[1][1]):
+            raise BenchUsageError(f"--json {outputs[0][1]} and --html {outputs[1][1]} name the "
+                                  "same file")
+
+
+def _about(message: str, path: Path) -> str:
+    """``PATH: reason`` from :func:`check_output`'s message (which names *path* itself)."""
+    for prefix in (f"cannot write {path}: ", f"{path}: "):
+        if message.startswith(prefix):
+            return f"{path}: {message[len(prefix):]}"
+    return f"{path}: {message}"
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _bounded(option: str, value: int, low: int, high: int) -> None:

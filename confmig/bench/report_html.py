@@ -15,6 +15,7 @@ from confmig.bench.records import Summary
 from confmig.bench.runner import BenchReport
 from confmig.bench.summary import headline_lines
 from confmig.bench.targets import BASELINE
+from confmig.fs import atomic_write
 
 MAX_BAR_CHARTS = 4
 
@@ -129,4 +130,5 @@ def render_html(report: BenchReport) -> str:
 
 
 def write_html(report: BenchReport, path: Path) -> None:
-    path.write_text(render_html(report), encoding="utf-8")
+    """Atomically, replacing an earlier report (:func:`confmig.fs.atomic_write`)."""
+    atomic_write(path, render_html(report), force=True)
