@@ -262,10 +262,12 @@ def convert(
     config: ConfigOption = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to FILE "
                                                 "(atomically) instead of stdout.")] = None,
-    write: Annotated[bool, typer.Option("--write", help="Rewrite --config in place (a .bak "
-                                        "of every file changed).")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing output or "
-                                        "backup.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Rewrite --config in place (a "
+                                        "numbered backup FILE.~N~ of every file changed).")]
+    = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing -o FILE (never "
+                                        "a file the command read, nor a non-regular file).")]
+    = False,
     keep_500: Annotated[bool, typer.Option("--keep-500", help="Where Apache answered 500 "
                                            "(forbidden directive), keep answering 500.")]
     = False,
