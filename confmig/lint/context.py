@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from confmig.lint.scopes import Scope, build_scopes
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, paths
 from confmig.syntax import ConfigFile, Directive, Node, Section
 
@@ -277,6 +278,8 @@ class FileContext:
     _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
     _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
         default=None, repr=False)
+    _scope_cache: list[Scope] | None = field(default=None, repr=False)
+    _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
 
     @property
     def allow_override(self) -> frozenset[str]:
@@ -331,10 +334,29 @@ class FileContext:
                                 for pair in _walk(node, self.parents.get(id(node), ()))]
         return iter(self._walk_cache)
 
-    def directives(self) -> Iterator[tuple[Directive, tuple[Section, ...]]]:
+    def directives(self) -> list[tuple[Directive, tuple[Section, ...]]]:
+        """Every effective directive of this file with its enclosing sections, computed once
+        (the one way to get them; do not modify the list)."""
         if self._directive_cache is None:
             self._directive_cache = [(n, p) for n, p in self.walk() if isinstance(n, Directive)]
-        return iter(self._directive_cache)
+        return self._directive_cache
+
+    def scopes(self) -> list[Scope]:
+        """Every configuration section of this file that holds a directive, in file order
+        (:mod:`confmig.lint.scopes`), computed once; none for an access file Apache never
+        opens (AllowOverride None: CTX003 says so, and nothing in it has any effect)."""
+        if self._scope_cache is None:
+            self._scope_cache = build_scopes(self.directives() if self.read_by_apache else (),
+                                             self.is_htaccess, self.directory)
+        return self._scope_cache
+
+    def rewrite_scopes(self) -> list[Scope]:
+        """The scopes that hold at least one mod_rewrite directive."""
+        if self._rewrite_scope_cache is None:
+            self._rewrite_scope_cache = [
+                s for s in self.scopes()
+                if any(d.lname.startswith("rewrite") for d in s.directives)]
+        return self._rewrite_scope_cache
 
     def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
         """Every node as written (conditionals kept, variables unresolved)."""

@@ -1,22 +1,22 @@
 """Run the rules: load what was asked, build the contexts, collect and filter findings.
 
-Per-file rules run once per file (an access file or one file of a server config),
-tree rules once per linted PATH.  Findings then go through inline suppressions,
-``per-file-ignores`` and are sorted.  A rule that raises does not end the run:
-it becomes an internal-error finding (``LINT000``) naming the rule, and the exit
-status is 2.  Access files are cached per file (:mod:`confmig.lint.cache`); a
-cold lint of a large tree is spread over a process pool
-(:mod:`confmig.lint.parallel`).
+Each file (an access file or one file of a server config) is checked once by
+:meth:`confmig.lint.dispatch.RuleSet.check_file` (its directives dispatched to the rules
+that look at them, then the whole-file hooks), the tree rules once per linted PATH
+(:func:`_check`, the one run loop; access files go through it via :func:`_lint_access_files`,
+which adds the cache and the process pool).  Findings then go through inline suppressions,
+``per-file-ignores`` and are sorted.  A rule that raises does not end the run: it becomes an
+internal-error finding (``LINT000``) naming the rule, and the exit status is 2.  Access
+files are cached per file (:mod:`confmig.lint.cache`); a cold lint of a large tree is
+spread over a process pool.
 """
 
 from __future__ import annotations
 
-import functools
 import multiprocessing as mp
 import os
 import tempfile
-import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,8 +32,9 @@ from confmig.lint.context import (
     make_environment,
     make_overrides,
 )
-from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, all_rules
+from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
+from confmig.lint.finding import Finding
+from confmig.lint.rule import all_rules
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
@@ -44,7 +45,8 @@ from confmig.load.workspace import config_files as load_config_files
 from confmig.load.workspace import path_kind as load_path_kind
 from confmig.syntax.parser import decode
 
-INTERNAL_CODE = "LINT000"
+__all__ = ["INTERNAL_CODE", "LintResult", "lint_paths", "lint_text"]
+
 PARALLEL_MIN_FILES = 400     # below this a process pool costs more than it saves
 
 
@@ -70,58 +72,8 @@ class LintResult:
 # -- running rules ---------------------------------------------------------------------------
 
 
-def _overrides(rule: Rule, method: str) -> bool:
-    return getattr(type(rule), method) is not getattr(Rule, method)
-
-
-def enabled_rules(settings: Settings) -> list[Rule]:
-    return [cls() for cls in all_rules() if settings.enabled(cls.code)]
-
-
-def internal_error(rule: Rule, path: str, exc: BaseException) -> Finding:
-    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
-    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
-    return Finding(INTERNAL_CODE, f"internal error in rule {rule.code} ({rule.name}): "
-                   f"{type(exc).__name__}: {exc}{where}", path, 1, 1, Severity.error,
-                   "please report this; the other rules still ran")
-
-
-@functools.cache
-def _has_check_file(cls: type[Rule]) -> bool:
-    return _overrides_cls(cls, "check_file")
-
-
-def _overrides_cls(cls: type[Rule], method: str) -> bool:
-    return getattr(cls, method) is not getattr(Rule, method)
-
-
-def run_file_rules(rules: Sequence[Rule], ctx: FileContext) -> list[Finding]:
-    out: list[Finding] = []
-    for rule in rules:
-        if not _has_check_file(type(rule)):
-            continue
-        try:
-            out.extend(rule.check_file(ctx))
-        except Exception as exc:  # a broken rule must not take the run down
-            out.append(internal_error(rule, ctx.path, exc))
-    return out
-
-
-def run_tree_rules(rules: Sequence[Rule], ctx: LintContext) -> list[Finding]:
-    out: list[Finding] = []
-    for rule in rules:
-        if not _overrides(rule, "check_tree"):
-            continue
-        try:
-            out.extend(rule.check_tree(ctx))
-        except Exception as exc:
-            where = ctx.files[0].path if ctx.files else "<tree>"
-            out.append(internal_error(rule, where, exc))
-    return out
-
-
-def has_tree_rules(rules: Sequence[Rule]) -> bool:
-    return any(_overrides(r, "check_tree") for r in rules)
+def enabled_rules(settings: Settings) -> RuleSet:
+    return RuleSet(cls() for cls in all_rules() if settings.enabled(cls.code))
 
 
 # -- building contexts -----------------------------------------------------------------------
@@ -189,7 +141,7 @@ def load_plan(env: Environment, plan: AccessPlan) -> FileContext:
                             decode(plan.data))
 
 
-def lint_plans(env: Environment, rules: Sequence[Rule], plans: list[AccessPlan],
+def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
                keep_contexts: bool, jobs: int | None) -> None:
     """Parse and run the per-file rules on each plan (fills ``findings``, and ``context``
     when the tree rules will need it).  A large tree is spread over a process pool."""
@@ -199,7 +151,7 @@ def lint_plans(env: Environment, rules: Sequence[Rule], plans: list[AccessPlan],
         return
     for plan in plans:
         ctx = load_plan(env, plan)
-        plan.findings = run_file_rules(rules, ctx)
+        plan.findings = rules.check_file(ctx)
         if keep_contexts:
             plan.context = ctx
 
@@ -212,36 +164,47 @@ def _workers(jobs: int | None, files: int) -> int:
     return max(1, min(jobs or available, available, files // (PARALLEL_MIN_FILES // 2)))
 
 
-# Set in the parent just before forking: the workers inherit them instead of receiving them.
-_POOL_STATE: tuple[Environment, Sequence[Rule], bool] | None = None
-
 _ChunkResult = list[tuple[list[Finding], LoadedConfig | None]]
 
 
+@dataclass
+class _Worker:
+    """What a pool worker checks files with (given once, when the worker starts)."""
+
+    env: Environment
+    rules: RuleSet
+    keep: bool
+
+
+_worker: _Worker | None = None     # in a pool worker only: set by _start_worker
+
+
+def _start_worker(state: _Worker) -> None:
+    global _worker
+    _worker = state
+
+
 def _lint_chunk(chunk: list[AccessPlan]) -> _ChunkResult:
-    assert _POOL_STATE is not None
-    env, rules, keep = _POOL_STATE
+    assert _worker is not None, "called outside a worker started by _start_worker"
     out: _ChunkResult = []
     for plan in chunk:
-        ctx = load_plan(env, plan)
-        out.append((run_file_rules(rules, ctx), ctx.loaded if keep else None))
+        ctx = load_plan(_worker.env, plan)
+        out.append((_worker.rules.check_file(ctx), ctx.loaded if _worker.keep else None))
     return out
 
 
-def _lint_plans_parallel(env: Environment, rules: Sequence[Rule], plans: list[AccessPlan],
+def _lint_plans_parallel(env: Environment, rules: RuleSet, plans: list[AccessPlan],
                          keep_contexts: bool, workers: int) -> None:
     """Fork ``workers`` processes; each parses and checks a share of the files and sends
     back its findings (and, for the tree rules, the loaded files: unpickling them is
-    several times cheaper than parsing)."""
-    global _POOL_STATE
+    several times cheaper than parsing).  The environment and rules reach each worker
+    as its initializer's argument (a forked worker receives it without pickling)."""
     size = max(50, len(plans) // (workers * 4))
     chunks = [plans[i:i + size] for i in range(0, len(plans), size)]
-    _POOL_STATE = (env, rules, keep_contexts)
-    try:
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork")) as pool:
-            results = list(pool.map(_lint_chunk, chunks))
-    finally:
-        _POOL_STATE = None
+    with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
+                             initializer=_start_worker,
+                             initargs=(_Worker(env, rules, keep_contexts),)) as pool:
+        results = list(pool.map(_lint_chunk, chunks))
     for chunk, result in zip(chunks, results, strict=True):
         for plan, (findings, loaded) in zip(chunk, result, strict=True):
             plan.findings = findings
@@ -254,7 +217,7 @@ def _lint_plans_parallel(env: Environment, rules: Sequence[Rule], plans: list[Ac
 
 
 def lint_paths(
-    paths: Sequence[str | Path],
+    paths: Iterable[str | Path] | list[str | Path],
     config: str | Path | None = None,
     defines: Iterable[str] = (),
     settings: Settings | None = None,
@@ -353,7 +316,7 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(set(findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message))
 
 
-def _lint_docroot(root: Path, env: Environment, rules: list[Rule], settings: Settings,
+def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settings,
                   result: LintResult, suppressions: dict[str, list[Suppression]],
                   cache_on: bool, jobs: int | None,
                   on_directory: Callable[[int], None] | None,
@@ -370,7 +333,7 @@ def _lint_docroot(root: Path, env: Environment, rules: list[Rule], settings: Set
                                          result, suppressions, cache_on, jobs, scan)
 
 
-def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: list[Rule],
+def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: RuleSet,
                        settings: Settings, result: LintResult,
                        suppressions: dict[str, list[Suppression]], cache_on: bool,
                        jobs: int | None, scan: object | None) -> list[Finding]:
@@ -408,7 +371,7 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         if plan.findings is None:
             misses.append(plan)
     result.cached += len(plans) - len(misses)
-    tree_rules = has_tree_rules(rules)
+    tree_rules = rules.has_tree_rules
     tree_key = digest(*(p.path + ":" + p.key for p in plans)) if tree_rules else ""
     tree_findings = cache.get_tree(tree_key) if cache and tree_rules else None
     need_contexts = tree_rules and tree_findings is None
@@ -425,7 +388,7 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
             docroot=docroot, assumed_defaults=env.assumed, server=env.server,
             registry=env.registry, modules=env.state.modules, notes=result.notes,
         )
-        tree_findings = run_tree_rules(rules, lint_ctx)
+        tree_findings = rules.check_tree(lint_ctx)
     out: list[Finding] = []
     for plan in plans:
         assert plan.findings is not None
@@ -447,7 +410,7 @@ def _open_cache(settings: Settings, env: Environment, linted: Path) -> LintCache
     return LintCache(directory, namespace)
 
 
-def _lint_server(path: Path, env: Environment, rules: list[Rule], result: LintResult,
+def _lint_server(path: Path, env: Environment, rules: RuleSet, result: LintResult,
                  suppressions: dict[str, list[Suppression]], defines: set[str],
                  only: set[str] | None = None) -> list[Finding]:
     """Lint a server config and its Includes (``defines``: the ``-D`` names, not those the
@@ -455,24 +418,29 @@ def _lint_server(path: Path, env: Environment, rules: list[Rule], result: LintRe
     are read, as Apache reads them, but not reported); None: all of them."""
     loaded = load_config(path, defines=set(defines))
     contexts = server_contexts(env, loaded)
+    reported = [c for c in contexts if only is None or _real(c.path) in only]
+    result.files += [c.path for c in reported]
+    lint_ctx = LintContext(files=contexts, workspace=Workspace(server=loaded, state=loaded.state),
+                           docroot=None, assumed_defaults=False, server=loaded,
+                           registry=env.registry, modules=loaded.state.modules,
+                           notes=result.notes)
+    found = _check(rules, reported, lint_ctx, suppressions)
+    return found if only is None else [f for f in found if _real(f.file) in only]
+
+
+def _check(rules: RuleSet, contexts: list[FileContext], tree: LintContext,
+           suppressions: dict[str, list[Suppression]]) -> list[Finding]:
+    """The run loop: every file of ``contexts`` checked, its suppressions collected, then
+    the tree rules over ``tree`` (their findings are not cached here: access files, which
+    are, go through :func:`_lint_access_files`)."""
     out: list[Finding] = []
     for ctx in contexts:
-        if only is not None and _real(ctx.path) not in only:
-            continue
-        result.files.append(ctx.path)
-        out += run_file_rules(rules, ctx)
+        out += rules.check_file(ctx)
         found = parse_suppressions(ctx.lines)
         if found:
             suppressions[ctx.path] = found
-    if has_tree_rules(rules):
-        workspace = Workspace(server=loaded, state=loaded.state)
-        lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
-                               assumed_defaults=False, server=loaded, registry=env.registry,
-                               modules=loaded.state.modules, notes=result.notes)
-        tree = run_tree_rules(rules, lint_ctx)
-        if only is not None:
-            tree = [f for f in tree if _real(f.file) in only]
-        out += tree
+    if rules.has_tree_rules:
+        out += rules.check_tree(tree)
     return out
 
 
@@ -505,21 +473,15 @@ def lint_text(
             loaded = load_htaccess(path, env.state, display_name=filename)
             contexts = [htaccess_context(env, filename, os.path.dirname(filename) or "/",
                                          overrides, loaded, text)]
-        findings: list[Finding] = []
-        for ctx in contexts:
-            findings += run_file_rules(rules, ctx)
         workspace = Workspace(server=loaded if kind == "server" else None, state=env.state)
         lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
                                assumed_defaults=env.assumed, server=workspace.server,
                                registry=env.registry, modules=env.state.modules)
-        findings += run_tree_rules(rules, lint_ctx)
-        findings = [_rename(f, str(path), filename) for f in findings]
-        suppressions = {}
-        for ctx in contexts:
-            name = filename if ctx.path in (str(path), filename) else ctx.path
-            found = parse_suppressions(ctx.lines)
-            if found:
-                suppressions[name] = found
+        found: dict[str, list[Suppression]] = {}
+        findings = [_rename(f, str(path), filename)
+                    for f in _check(rules, contexts, lint_ctx, found)]
+        suppressions = {(filename if name in (str(path), filename) else name): items
+                        for name, items in found.items()}
         findings = apply_suppressions(findings, suppressions, settings.enabled,
                                       [c.code for c in all_rules()])
     return sort_findings(findings)

@@ -1,10 +1,10 @@
 """The unit of linting: one rule, with its code, docs, examples and check.
 
-A rule is a small class in ``confmig/lint/rules/``; registering it is
-decorating it with :func:`register`.  Its docs (``summary``, ``rationale``,
-``bad``, ``good``) are shown by ``confmig rule CODE`` and its examples are run
-by the test suite: ``bad`` must produce at least one finding with the rule's
-code, ``good`` none.  Codes are stable: never reuse or renumber one.
+A rule is a small class in its own file under ``confmig/lint/rules/``; registering it is
+decorating it with :func:`register` (the package is walked, so the file is all it takes).
+Its docs (``summary``, ``rationale``, ``bad``, ``good``) are shown by ``confmig rule CODE``
+and its examples are run by the test suite: ``bad`` must produce at least one finding with
+the rule's code, ``good`` none.  Codes are stable: never reuse or renumber one.
 
 Prefixes (select or ignore by prefix, ruff style):
 
@@ -18,6 +18,18 @@ PERF     performance
 DUP      logic repeated across files
 LINT     the linter's own comments (inline suppressions)
 =======  ==========================================================
+
+How a rule looks at a file (the engine, :mod:`confmig.lint.engine`, calls these):
+
+* ``directives`` names what the rule looks at, gixy-style: lower-case directive names,
+  ``<name`` for a section, :data:`ANY_DIRECTIVE` / :data:`ANY_SECTION` for all of them.
+  The engine walks each file once and hands every matching node to ``check_directive``,
+  instead of every rule walking every file.  ``kinds`` says which files (``htaccess``,
+  ``server``); the directives of an access file Apache never opens (``AllowOverride
+  None``) are not dispatched: nothing in it has any effect, and CTX003 says so.
+* ``check_file`` is the whole-file hook, for rules that need a file's sections or lines
+  together (mod_rewrite blocks, duplicates, the raw text).
+* ``check_tree`` sees every file of the run at once (duplication across files, depth).
 """
 
 from __future__ import annotations
@@ -26,14 +38,18 @@ import functools
 import importlib
 import pkgutil
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, ClassVar
 
 from confmig.lint.finding import Finding, Severity
-from confmig.syntax import Node
+from confmig.syntax import Directive, Node, Section
 
 if TYPE_CHECKING:
     from confmig.lint.context import FileContext, LintContext
+
+ANY_DIRECTIVE = "*"        # in Rule.directives: every directive
+ANY_SECTION = "<*"         # in Rule.directives: every section
+KINDS = frozenset({"htaccess", "server"})
 
 
 class Rule:
@@ -50,6 +66,15 @@ class Rule:
     example_allow_override_list: ClassVar[tuple[str, ...]] = ()
     example_modules: ClassVar[tuple[str, ...] | None] = None    # None: the assumed defaults
     fix: ClassVar[str | None] = None             # default hint
+    # What check_directive is given (see the module docstring).
+    directives: ClassVar[frozenset[str]] = frozenset()
+    kinds: ClassVar[frozenset[str]] = KINDS
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterable[Finding]:
+        """Findings for one directive (or section) named in ``directives``; ``parents``
+        are its enclosing sections, outermost first."""
+        return ()
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         """Findings in one file (an access file or one server config file)."""

@@ -10,31 +10,23 @@ a configuration of their own, so their directives belong to the enclosing sectio
 
 Every rule family uses this grouping (access control, duplicates, the root directory…);
 mod_rewrite parsing is delegated to :mod:`confmig.model.rewrite.parse` (mod_rewrite's own
-rules).  The scopes of a file are computed once and kept while its context lives, because
-most rules need them.
+rules).  A file's scopes are computed once, by :meth:`confmig.lint.context.FileContext.scopes`.
 """
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from confmig.load.paths import directory_section_path
 from confmig.model.rewrite.parse import RewriteConfig
 from confmig.syntax import Directive, Node, Section
 
-if TYPE_CHECKING:
-    from confmig.lint.context import FileContext
-
 SCOPE_SECTIONS = frozenset({
     "directory", "directorymatch", "files", "filesmatch", "location", "locationmatch",
     "if", "elseif", "else", "virtualhost", "proxy", "proxymatch",
 })
-# id(FileContext) -> memo; an entry goes away with its context (weakref.finalize), and
-# nothing is added to the context itself (it stays picklable).
-_CACHE: dict[int, dict[str, object]] = {}
 
 
 @dataclass(eq=False)
@@ -140,47 +132,3 @@ def walk_directives(nodes: Iterable[Node], parents: tuple[Section, ...] = ()
             yield node, parents
         elif isinstance(node, Section):
             yield from walk_directives(node.children, (*parents, node))
-
-
-def _cached(ctx: FileContext) -> dict[str, object]:
-    """Per-context memo (directives, scopes); it goes away with the context."""
-    key = id(ctx)
-    memo = _CACHE.get(key)
-    if memo is None:
-        memo = {}
-        try:
-            weakref.finalize(ctx, _CACHE.pop, key, None)
-        except TypeError:  # not weak-referenceable: do not keep anything
-            return memo
-        _CACHE[key] = memo
-    return memo
-
-
-def directives(ctx: FileContext) -> list[tuple[Directive, tuple[Section, ...]]]:
-    """``ctx.directives()`` as a list computed once, or nothing for an access file Apache
-    never opens (AllowOverride None: CTX003 says so, and nothing in it has any effect)."""
-    memo = _cached(ctx)
-    found = memo.get("directives")
-    if found is None:
-        found = memo["directives"] = list(ctx.directives()) if ctx.read_by_apache else []
-    return found  # type: ignore[return-value]
-
-
-def scopes(ctx: FileContext) -> list[Scope]:
-    """Every configuration section of ``ctx`` that holds a directive, in file order
-    (none for an access file Apache never opens)."""
-    memo = _cached(ctx)
-    found = memo.get("scopes")
-    if found is None:
-        found = memo["scopes"] = build_scopes(directives(ctx), ctx.is_htaccess, ctx.directory)
-    return found  # type: ignore[return-value]
-
-
-def rewrite_scopes(ctx: FileContext) -> list[Scope]:
-    """The scopes that hold at least one mod_rewrite directive."""
-    memo = _cached(ctx)
-    found = memo.get("rewrite")
-    if found is None:
-        found = memo["rewrite"] = [
-            s for s in scopes(ctx) if any(d.lname.startswith("rewrite") for d in s.directives)]
-    return found  # type: ignore[return-value]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from confmig.lint.finding import Severity
-from confmig.lint.rules.rw.scopes import build_scopes, walk_directives
+from confmig.lint.scopes import build_scopes, walk_directives
 from confmig.lint.testing import finds
 from confmig.servers import ApacheServer, daemonised, http_get, make_docroot
 from confmig.syntax import parse_text

@@ -25,9 +25,9 @@ import pytest
 from confmig.lint.config import Settings
 from confmig.lint.engine import LintResult, lint_paths
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rules.rw.scopes import Scope, build_scopes, walk_directives
 from confmig.lint.rules.sec.exposure import Target, protected
 from confmig.lint.rules.sec.sec002_sensitive_files import _sent
+from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.lint.testing import finds
 from confmig.lint.testing import write_tree as write
 from confmig.load import LoadedConfig, ReadState

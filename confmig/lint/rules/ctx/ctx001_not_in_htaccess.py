@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, Rule, register
 from confmig.syntax import Directive, Section
 
 
@@ -27,26 +27,23 @@ class NotAllowedInHtaccess(Rule):
     severity = Severity.error
     fix = "move it to the server config (the <VirtualHost> or a <Directory> block)"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "htaccess" or not ctx.read_by_apache:
+    directives = frozenset({ANY_DIRECTIVE, ANY_SECTION})
+    kinds = frozenset({"htaccess"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info):
+            return  # SYN003
+        if ".htaccess" in info.contexts:
             return
-        nonfatal = "Override" in ctx.overrides.nonfatal
-        listed = ctx.overrides.allow_override_list
-        for node, _ in ctx.walk():
-            if not isinstance(node, Directive | Section):
-                continue
-            info = ctx.info(node)
-            if info is None or not ctx.module_loaded(info):
-                continue  # SYN003
-            if ".htaccess" in info.contexts:
-                continue
-            if node.name.lower() in listed and info.listable is not False:
-                continue  # AllowOverrideList admits even <Directory>-only directives
-            label = f"<{node.name}" if isinstance(node, Section) else node.name
-            if nonfatal:
-                yield self.finding(node, f"{label} is not allowed in .htaccess: Apache ignores "
-                                         "it (AllowOverride Nonfatal=Override)",
-                                   severity=Severity.warning)
-            else:
-                yield self.finding(node, f"{label} not allowed here: Apache answers 500 for "
-                                         "every request under this directory")
+        if node.name.lower() in ctx.overrides.allow_override_list and info.listable is not False:
+            return  # AllowOverrideList admits even <Directory>-only directives
+        label = f"<{node.name}" if isinstance(node, Section) else node.name
+        if "Override" in ctx.overrides.nonfatal:
+            yield self.finding(node, f"{label} is not allowed in .htaccess: Apache ignores "
+                                     "it (AllowOverride Nonfatal=Override)",
+                               severity=Severity.warning)
+        else:
+            yield self.finding(node, f"{label} not allowed here: Apache answers 500 for "
+                                     "every request under this directory")

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
-from confmig.syntax import Directive
+from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -28,27 +28,27 @@ class ForbiddenByAllowOverride(Rule):
     example_allow_override = ("AuthConfig",)
     fix = "grant the class in the server's <Directory> AllowOverride, or move the lines there"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "htaccess" or not ctx.read_by_apache:
-            return
+    directives = frozenset({ANY_DIRECTIVE})
+    kinds = frozenset({"htaccess"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
         granted = ctx.overrides.classes
         listed = ctx.overrides.allow_override_list
         nonfatal = "Override" in ctx.overrides.nonfatal
         source = ctx.overrides.source or "the default"
-        for node, _ in ctx.walk():
-            if not isinstance(node, Directive):
-                continue
+        if True:
             info = ctx.info(node)
             if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
-                continue  # SYN003 / CTX001
+                return  # SYN003 / CTX001
             classes = sorted(info.override_classes)
             if not classes:
-                continue  # unknown (third-party) or allowed whatever AllowOverride says
+                return  # unknown (third-party) or allowed whatever AllowOverride says
             if node.lname in listed:
                 if info.listable is not False:
-                    continue
+                    return
             elif any(c in granted for c in classes):
-                continue
+                return
             needed = " or ".join(classes)
             state = ctx.overrides.describe()
             if nonfatal:

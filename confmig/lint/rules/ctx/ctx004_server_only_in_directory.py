@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, Rule, register
 from confmig.syntax import Directive, Section
 
 # Sections whose body is per-directory configuration (cmd->path is set, or <If>).
@@ -38,25 +38,24 @@ class ServerOnlyInDirectory(Rule):
     example_kind = "server"
     fix = "move it out of the section, to the server or <VirtualHost> level"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "server":
+    directives = frozenset({ANY_DIRECTIVE, ANY_SECTION})
+    kinds = frozenset({"server"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        parent = per_dir_parent(parents)
+        if parent is None:
             return
-        for node, parents in ctx.walk():
-            if not isinstance(node, Directive | Section):
-                continue
-            parent = per_dir_parent(parents)
-            if parent is None:
-                continue
-            info = ctx.info(node)
-            if info is None or not ctx.module_loaded(info):
-                continue
-            contexts = set(info.contexts)
-            if "directory" in contexts or ".htaccess" in contexts:
-                continue
-            if parent.lname in PROXY and "proxy section" in contexts:
-                continue
-            if not contexts & {"server config", "virtual host"}:
-                continue
-            label = f"<{node.name}>" if isinstance(node, Section) else node.name
-            yield self.finding(node, f"{label} not allowed in <{parent.name}> context: "
-                                     "Apache refuses to start")
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info):
+            return
+        contexts = set(info.contexts)
+        if "directory" in contexts or ".htaccess" in contexts:
+            return
+        if parent.lname in PROXY and "proxy section" in contexts:
+            return
+        if not contexts & {"server config", "virtual host"}:
+            return
+        label = f"<{node.name}>" if isinstance(node, Section) else node.name
+        yield self.finding(node, f"{label} not allowed in <{parent.name}> context: "
+                                 "Apache refuses to start")

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
 from confmig.lint.rules.ctx.ctx004_server_only_in_directory import per_dir_parent
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -30,18 +31,19 @@ class DirectoryOnlyAtServerLevel(Rule):
     example_kind = "server"
     fix = "put it inside a <Directory> or <Location> section"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "server":
+    directives = frozenset({ANY_DIRECTIVE})
+    kinds = frozenset({"server"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if per_dir_parent(parents) is not None:
             return
-        for node, parents in ctx.directives():
-            if per_dir_parent(parents) is not None:
-                continue
-            info = ctx.info(node)
-            if info is None or not ctx.module_loaded(info):
-                continue
-            contexts = set(info.contexts)
-            if contexts & {"server config", "virtual host"} or "directory" not in contexts:
-                continue
-            vhost = next((p for p in parents if p.lname == "virtualhost"), None)
-            where = "not allowed in <VirtualHost> context" if vhost else "not allowed here"
-            yield self.finding(node, f"{node.name} {where}: Apache refuses to start")
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info):
+            return
+        contexts = set(info.contexts)
+        if contexts & {"server config", "virtual host"} or "directory" not in contexts:
+            return
+        vhost = next((p for p in parents if p.lname == "virtualhost"), None)
+        where = "not allowed in <VirtualHost> context" if vhost else "not allowed here"
+        yield self.finding(node, f"{node.name} {where}: Apache refuses to start")

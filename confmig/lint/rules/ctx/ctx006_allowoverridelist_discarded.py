@@ -8,6 +8,7 @@ from confmig.lint.context import OVERRIDE_CLASSES, FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.model.registry import override_list
+from confmig.syntax import Directive, Section
 
 _CLASSES = {c.lower() for c in (*OVERRIDE_CLASSES, "All")}
 
@@ -32,23 +33,22 @@ class AllowOverrideListDiscarded(Rule):
     fix = "list directive names (AllowOverrideList Redirect RewriteEngine RewriteRule), or use " \
           "AllowOverride for classes"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "server":
+    directives = frozenset({"allowoverridelist"})
+    kinds = frozenset({"server"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if [a.lower() for a in node.args] == ["none"]:
             return
-        for node, _ in ctx.directives():
-            if node.lname != "allowoverridelist":
+        for word in node.args:
+            lower = word.lower()
+            if lower in _CLASSES:
+                yield self.finding(
+                    node, f"AllowOverrideList {word}: {word} is an AllowOverride class, "
+                          "not a directive; Apache discards it (AH00116)",
+                    hint=f"AllowOverride {word if lower != 'all' else 'All'}")
                 continue
-            if [a.lower() for a in node.args] == ["none"]:
-                continue
-            for word in node.args:
-                lower = word.lower()
-                if lower in _CLASSES:
-                    yield self.finding(
-                        node, f"AllowOverrideList {word}: {word} is an AllowOverride class, "
-                              "not a directive; Apache discards it (AH00116)",
-                        hint=f"AllowOverride {word if lower != 'all' else 'All'}")
-                    continue
-                if word.lower() not in override_list([word]):
-                    yield self.finding(
-                        node, f"AllowOverrideList {word}: not a directive Apache knows; "
-                              "Apache discards it (AH00116)")
+            if word.lower() not in override_list([word]):
+                yield self.finding(
+                    node, f"AllowOverrideList {word}: not a directive Apache knows; "
+                          "Apache discards it (AH00116)")

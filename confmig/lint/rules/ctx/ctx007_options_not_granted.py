@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
+from confmig.syntax import Directive, Section
 
 KNOWN_OPTIONS = frozenset({"none", "all", "indexes", "includes", "includesnoexec",
                            "followsymlinks", "symlinksifownermatch", "execcgi", "multiviews"})
@@ -31,23 +32,22 @@ class OptionsNotGranted(Rule):
     example_allow_override = ("Options=Indexes",)
     fix = "name only the options the server grants, or extend AllowOverride Options=…"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if ctx.kind != "htaccess" or not ctx.read_by_apache:
-            return
+    directives = frozenset({"options"})
+    kinds = frozenset({"htaccess"})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
         spec = ctx.overrides.spec
         if "Options" not in spec.classes:
             return  # CTX002 reports Options itself
-        for node, _ in ctx.directives():
-            if node.lname != "options":
-                continue
-            for word in node.args:
-                name = word.lstrip("+-")
-                if name.lower() not in KNOWN_OPTIONS:
-                    break  # "Illegal option": another error
-                if not spec.permits_option(word):
-                    granted = ", ".join(sorted(spec.options or ())) or "none"
-                    yield self.finding(node, f"Option {name} not allowed here (the options "
-                                             f"granted: {granted}; {ctx.overrides.describe()})"
-                                             ": Apache answers 500 for every request under "
-                                             "this directory")
-                    break
+        for word in node.args:
+            name = word.lstrip("+-")
+            if name.lower() not in KNOWN_OPTIONS:
+                break  # "Illegal option": another error
+            if not spec.permits_option(word):
+                granted = ", ".join(sorted(spec.options or ())) or "none"
+                yield self.finding(node, f"Option {name} not allowed here (the options "
+                                         f"granted: {granted}; {ctx.overrides.describe()})"
+                                         ": Apache answers 500 for every request under "
+                                         "this directory")
+                break

@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.dep.access import ACCESS_COMPAT, translate
-from confmig.lint.rules.rw.scopes import scopes
 
 UPGRADE_DOC = "https://httpd.apache.org/docs/2.4/upgrading.html#access"
 
@@ -30,7 +29,7 @@ class AccessCompat(Rule):
     fix = "replace with Require"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in scopes(ctx):
+        for scope in ctx.scopes():
             old = [d for d in scope.directives if d.lname in ACCESS_COMPAT]
             if not old:
                 continue

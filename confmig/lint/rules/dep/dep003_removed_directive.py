@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
+from confmig.syntax import Directive, Section
 
 
 @dataclass(frozen=True)
@@ -82,12 +82,14 @@ class RemovedDirective(Rule):
     severity = Severity.error
     fix = "use the 2.4 replacement named in the message"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            removal = REMOVED.get(d.lname)
-            if removal is None or not applies(d.lname, d.args):
-                continue
-            yield self.finding(d, f"{d.name} is Apache 2.2 syntax: {removal.effect}",
-                               hint=f"use {removal.replacement}" if not removal.replacement
-                               .startswith("delete") else removal.replacement,
-                               severity=removal.severity)
+    directives = frozenset({*REMOVED})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        removal = REMOVED[d.lname]
+        if not applies(d.lname, d.args):
+            return
+        yield self.finding(d, f"{d.name} is Apache 2.2 syntax: {removal.effect}",
+                           hint=f"use {removal.replacement}" if not removal.replacement
+                           .startswith("delete") else removal.replacement,
+                           severity=removal.severity)

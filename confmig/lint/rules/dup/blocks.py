@@ -9,7 +9,7 @@ block copied into ``/blog/.htaccess`` and ``/shop/.htaccess`` with ``RewriteBase
 
 from __future__ import annotations
 
-from confmig.lint.rules.rw.scopes import Scope
+from confmig.lint.scopes import Scope
 from confmig.model.rewrite.parse import parse_arg_line
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")

@@ -10,7 +10,7 @@ from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, block_key
-from confmig.lint.rules.rw.scopes import Scope, rewrite_scopes
+from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
 SHOW = 5
@@ -64,7 +64,7 @@ class RepeatedRewriteBlock(Rule):
         if ctx.is_htaccess:
             return
         groups: dict[tuple[str, ...], list[Scope]] = defaultdict(list)
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             if scope.context != "directory":
                 continue
             key = block_key(scope)
@@ -82,7 +82,7 @@ class RepeatedRewriteBlock(Rule):
         docroot = os.path.realpath(ctx.docroot) if ctx.docroot is not None else None
         groups: dict[tuple[str, ...], list[tuple[FileContext, Scope]]] = defaultdict(list)
         for f in ctx.access_files:
-            top = next((s for s in rewrite_scopes(f) if s.section is None), None)
+            top = next((s for s in f.rewrite_scopes() if s.section is None), None)
             if top is None:
                 continue
             key = block_key(top, _url_prefix(f, docroot))

@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import scopes
 from confmig.syntax import Directive
 
 # Directives where repeating is the point (each line adds), or which other rules cover.
@@ -84,7 +83,7 @@ class DuplicateDirective(Rule):
     fix = "keep one line"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in scopes(ctx):
+        for scope in ctx.scopes():
             seen_exact: dict[tuple[str, ...], Directive] = {}
             seen_key: dict[tuple[str, ...], Directive] = {}
             indexes: list[Directive] = []

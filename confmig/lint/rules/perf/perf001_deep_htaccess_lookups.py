@@ -9,7 +9,7 @@ from confmig.lint.context import FileContext, LintContext, ServerLayout
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.perf.lookups import deepest_directory, lookups, parts
-from confmig.lint.rules.rw.scopes import walk_directives
+from confmig.lint.scopes import walk_directives
 from confmig.load.paths import server_root_relative
 from confmig.syntax import Directive, Node
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -26,8 +26,10 @@ class HostnameLookupsOn(Rule):
     example_kind = "server"
     fix = "HostnameLookups Off (resolve the logs offline with logresolve)"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname == "hostnamelookups" and d.args and d.args[0].lower() in ("on", "double"):
-                yield self.finding(d, f"HostnameLookups {d.args[0]}: every request waits for "
-                                      "a reverse DNS lookup of the client")
+    directives = frozenset({"hostnamelookups"})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if d.args and d.args[0].lower() in ("on", "double"):
+            yield self.finding(d, f"HostnameLookups {d.args[0]}: every request waits for "
+                                  "a reverse DNS lookup of the client")

@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import Rule as RewriteRule
 
 _FILENAME = ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}")
@@ -61,7 +60,7 @@ class FallbackResourceWouldDo(Rule):
     fix = "replace the block with 'FallbackResource /index.php'"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             if scope.context != "directory":
                 continue
             for rule in scope.rewrite.rules:

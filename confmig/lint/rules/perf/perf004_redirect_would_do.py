@@ -9,7 +9,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import Rule as RewriteRule
 from confmig.model.rewrite.uri import is_absolute_uri
 
@@ -50,7 +49,7 @@ class RedirectWouldDo(Rule):
     fix = "use RedirectMatch (mod_alias)"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             prefix = scope.url_base
             for rule in scope.rewrite.rules:
                 if rule.directive is None or not simple_redirect(rule):

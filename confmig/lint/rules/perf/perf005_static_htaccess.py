@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
 
 # Settings that describe how files are served — caching, compression, types, charsets,
 # error pages — and that no application rewrites at run time.
@@ -46,9 +45,9 @@ class StaticHtaccess(Rule):
     fix = "move it into the server's <Directory> block: confmig convert --to httpd"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if not ctx.is_htaccess:
+        if not ctx.is_htaccess or not ctx.read_by_apache:
             return
-        found = [d for d, _ in directives(ctx)]
+        found = [d for d, _ in ctx.directives()]
         if len(found) < MIN_DIRECTIVES or any(d.lname not in STATIC for d in found):
             return
         yield self.finding(found[0], f"all {len(found)} directives here are static settings "

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives, walk_directives
+from confmig.lint.scopes import walk_directives
 
 _RULES = frozenset({"expiresbytype", "expiresdefault"})
 
@@ -31,7 +31,7 @@ class ExpiresHalfConfigured(Rule):
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if ctx.is_htaccess:
-            found = [d for d, _ in directives(ctx)]
+            found = [d for d, _ in ctx.directives()] if ctx.read_by_apache else []
         else:  # the other half may be in another file of the same server config
             found = [d for d, _ in walk_directives(ctx.loaded.nodes)]
         active = [d for d in found if d.lname == "expiresactive"]

@@ -9,7 +9,6 @@ import pcre2
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import parse_arg_line
 from confmig.model.rewrite.regex import Regex, to_bytes
 from confmig.syntax import Directive
@@ -76,7 +75,7 @@ class InvalidRewriteRegex(Rule):
     fix = "fix the pattern (escape literal ( [ { * + ? with a backslash)"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             # mod_rewrite's parser (confmig.model.rewrite.parse) compiled every pattern of
             # the section already: only the directives it rejected need a second look.
             rejected = {id(d) for d, _ in scope.rewrite.errors}

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 
 def leading_slash(pattern: str) -> bool:
@@ -39,7 +38,7 @@ class SlashPatternInPerDir(Rule):
     fix = "drop the slash after ^ (or write ^/? to accept both contexts)"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             if not scope.strips_prefix:
                 continue
             for rule in scope.rewrite.rules:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 
 @register
@@ -30,7 +29,7 @@ class DanglingRewriteCond(Rule):
     fix = "move the RewriteCond lines right above the RewriteRule they guard"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             dangling = scope.rewrite.dangling_conditions
             for cond in dangling:
                 if cond.directive is None:

@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.uri import is_absolute_uri
 
 # Variables whose value never starts with "/" (a host name), and those that always do.
@@ -60,7 +59,7 @@ class RelativeRedirectWithoutBase(Rule):
     fix = "add 'RewriteBase /url/path/of/this/directory/' or make the target start with '/'"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             config = scope.rewrite
             if not scope.strips_prefix or config.base_set or config.has_option("MergeBase"):
                 continue

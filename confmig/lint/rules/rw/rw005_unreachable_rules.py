@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import Rule as RewriteRule
 
 # Paths a catch-all must match: the empty per-directory path, plain, nested, odd bytes.
@@ -58,7 +57,7 @@ class UnreachableRewriteRules(Rule):
     fix = "move the catch-all last, or give it the RewriteCond lines it was meant to have"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             rules = scope.rewrite.rules
             for i, rule in enumerate(rules):
                 if rule.conditions or rule.directive is None or not is_catch_all(rule):

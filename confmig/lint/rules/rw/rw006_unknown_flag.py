@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.flags import flag_words
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import RewriteConfig, parse_arg_line
 
 _D_FLAGS = frozenset({"d", "dpi", "discardpath"})
@@ -46,7 +45,7 @@ class UnknownRewriteFlag(Rule):
            "NE, NS, P, PT, QSA, QSD, QSL, R, S, T, UNC, UnsafeAllow3F, UnsafePrefixStat")
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             errors = flag_errors(scope.rewrite)
             for d in scope.named("rewriterule", "rewritecond"):
                 parsed = parse_arg_line(d.args_text or " ".join(d.args))

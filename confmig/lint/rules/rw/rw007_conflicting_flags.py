@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.flags import flag_words
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 _CANONICAL = {
     "f": "F", "forbidden": "F", "g": "G", "gone": "G", "r": "R", "redirect": "R",
@@ -80,7 +79,7 @@ class ConflictingRewriteFlags(Rule):
     fix = "keep the one flag that says what you mean"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:
                 if rule.directive is None:
                     continue

@@ -9,7 +9,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import Ref, group_count, scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import Condition
 from confmig.model.rewrite.parse import Rule as RewriteRule
 
@@ -98,7 +97,7 @@ class HostHeaderRedirect(Rule):
     fix = "write the host name literally, or check %{HTTP_HOST} against your names first"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:
                 if rule.directive is None or rule.status_flag:
                     continue

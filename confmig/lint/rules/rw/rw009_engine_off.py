@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import Scope, rewrite_scopes
+from confmig.lint.scopes import Scope
 from confmig.syntax import Directive, Node, Section
 
 
@@ -19,7 +19,7 @@ def _engine(scope: Scope) -> bool | None:
 
 
 def _top(ctx: FileContext) -> Scope | None:
-    return next((s for s in rewrite_scopes(ctx) if s.section is None), None)
+    return next((s for s in ctx.rewrite_scopes() if s.section is None), None)
 
 
 def _any_engine_on(nodes: list[Node]) -> bool:
@@ -59,7 +59,7 @@ class RewriteEngineOff(Rule):
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         server_on: bool | None = None
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             config = scope.rewrite
             if not config.rules:
                 continue

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import Scope, rewrite_scopes
+from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
 _INHERIT = frozenset({"Inherit", "InheritBefore"})
@@ -16,7 +16,7 @@ _INHERIT_DOWN = frozenset({"InheritDown", "InheritDownBefore"})
 
 
 def _top(ctx: FileContext) -> Scope | None:
-    return next((s for s in rewrite_scopes(ctx) if s.section is None), None)
+    return next((s for s in ctx.rewrite_scopes() if s.section is None), None)
 
 
 def _parts(path: str) -> list[str]:
@@ -76,7 +76,7 @@ class RewriteRulesNotInherited(Rule):
         """<Directory> sections of a server config merge the same way."""
         if ctx.is_htaccess:
             return
-        dirs = [s for s in rewrite_scopes(ctx) if s.kind == "directory" and s.directory]
+        dirs = [s for s in ctx.rewrite_scopes() if s.kind == "directory" and s.directory]
         for child in dirs:
             if not _replaces(child):
                 continue

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 
 @register
@@ -30,7 +29,7 @@ class RedirectWithoutLast(Rule):
     fix = "add L: [R=301,L]"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             rules = scope.rewrite.rules
             for i, rule in enumerate(rules):
                 if rule.directive is None or not rule.redirect or rule.status_flag:

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 
 def bare_redirect(flags_text: str) -> bool:
@@ -33,7 +32,7 @@ class RedirectDefault302(Rule):
     fix = "write the status: [R=301,L] (permanent) or [R=302,L] (temporary)"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:
                 if rule.directive is None or not rule.redirect or rule.status_flag:
                     continue

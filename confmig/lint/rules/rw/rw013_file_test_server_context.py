@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 _FILE_TESTS = frozenset({"-f", "-d", "-s", "-l", "-x"})
 _FILENAME_VARS = ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}")
@@ -43,7 +42,7 @@ class FileTestInServerContext(Rule):
            "rules into <Directory>")
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             if scope.context != "server":
                 continue
             for rule in scope.rewrite.rules:

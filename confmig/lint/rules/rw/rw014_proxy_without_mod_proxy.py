@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 
 # Scheme of a proxy target → the mod_proxy sub-module that handles it.
 SCHEME_MODULES = {
@@ -44,7 +43,7 @@ class ProxyFlagWithoutModProxy(Rule):
     fix = "load mod_proxy and mod_proxy_http (a2enmod proxy_http), or do not proxy"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:
                 if rule.directive is None or not rule.proxy:
                     continue

@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import is_known_variable, scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import parse_arg_line
 from confmig.syntax import Directive
 
@@ -61,7 +60,7 @@ class UnknownRewriteVariable(Rule):
     fix = "use %{HTTP:Header-Name} for request headers and %{ENV:NAME} for variables"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for d in scope.named("rewritecond", "rewriterule"):
                 seen: set[str] = set()
                 for text in expanded_texts(d):

@@ -8,7 +8,6 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import group_count, scan
-from confmig.lint.rules.rw.scopes import rewrite_scopes
 from confmig.model.rewrite.parse import Condition
 from confmig.model.rewrite.parse import Rule as RewriteRule
 
@@ -56,7 +55,7 @@ class BackReferenceOutOfRange(Rule):
     fix = "add the ( ) group the reference needs, or fix the number"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in rewrite_scopes(ctx):
+        for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:
                 if rule.directive is None:
                     continue

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import pcre2
 
-from confmig.lint.rules.rw.scopes import SCOPE_SECTIONS, Scope
+from confmig.lint.scopes import SCOPE_SECTIONS, Scope
 from confmig.load.paths import directory_section_path
 from confmig.model.merge import AuthzDir, AuthzNode, merge_authz
 from confmig.model.rewrite.parse import Condition

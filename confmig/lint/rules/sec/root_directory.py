@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from confmig.lint.context import FileContext
-from confmig.lint.rules.rw.scopes import Scope, scopes
+from confmig.lint.scopes import Scope
 from confmig.load.paths import directory_section_path
 
 
@@ -12,7 +12,7 @@ def root_scopes(ctx: FileContext) -> list[Scope]:
     ``//``, and the relative ``.``, ``..``, ``""`` — taken from ``/``, the working
     directory of a daemonised Apache (:func:`directory_section_path`)."""
     out = []
-    for scope in scopes(ctx):
+    for scope in ctx.scopes():
         section = scope.section
         if scope.kind != "directory" or section is None or not section.args:
             continue

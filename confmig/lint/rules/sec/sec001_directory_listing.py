@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
 from confmig.lint.rules.sec.options import enables
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -26,10 +26,12 @@ class DirectoryListing(Rule):
     good = "Options -Indexes\n"
     fix = "use 'Options -Indexes' (or leave Indexes out)"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname == "options" and enables(d, "indexes"):
-                how = "'All' includes Indexes" if not any(
-                    a.lower().lstrip("+") == "indexes" for a in d.args) else "Indexes is on"
-                yield self.finding(d, f"Options {' '.join(d.args)}: {how}, so directories "
-                                      "without an index file are listed")
+    directives = frozenset({"options"})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if enables(d, "indexes"):
+            how = "'All' includes Indexes" if not any(
+                a.lower().lstrip("+") == "indexes" for a in d.args) else "Indexes is on"
+            yield self.finding(d, f"Options {' '.join(d.args)}: {how}, so directories "
+                                  "without an index file are listed")

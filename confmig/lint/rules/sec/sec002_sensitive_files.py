@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import Scope, build_scopes, scopes, walk_directives
 from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
+from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.load import LoadedConfig
 from confmig.load.paths import server_root_relative
 from confmig.model.evaluate import Evaluation, evaluate, site_for
@@ -67,7 +67,7 @@ class SensitiveFilesReachable(Rule):
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         server = _server_scopes(ctx)
-        access = [(f.directory or "/", scopes(f)) for f in ctx.access_files]
+        access = [(f.directory or "/", f.scopes()) for f in ctx.access_files]
         anchor = _anchor(ctx.access_files)
         if ctx.docroot is not None:
             real = [_map(t, ctx) for t in find_exposed(str(ctx.docroot))]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -25,8 +25,10 @@ class ServerSignatureOn(Rule):
     good = "ServerSignature Off\n"
     fix = "ServerSignature Off"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname == "serversignature" and d.args and d.args[0].lower() in ("on", "email"):
-                yield self.finding(d, f"ServerSignature {d.args[0]}: error pages and listings "
-                                      "show the Apache version and host name")
+    directives = frozenset({"serversignature"})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if d.args and d.args[0].lower() in ("on", "email"):
+            yield self.finding(d, f"ServerSignature {d.args[0]}: error pages and listings "
+                                  "show the Apache version and host name")

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
 from confmig.lint.rules.sec.server_wide import first_directive, full_config, top_directives
+from confmig.syntax import Directive, Section
 
 _QUIET = frozenset({"prod", "productonly"})
 
@@ -29,11 +29,13 @@ class ServerTokensVerbose(Rule):
     example_kind = "server"
     fix = "ServerTokens Prod"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname == "servertokens" and d.args and d.args[0].lower() not in _QUIET:
-                yield self.finding(d, f"ServerTokens {d.args[0]}: the Server header reveals "
-                                      "the Apache version")
+    directives = frozenset({"servertokens"})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if d.args and d.args[0].lower() not in _QUIET:
+            yield self.finding(d, f"ServerTokens {d.args[0]}: the Server header reveals "
+                                  "the Apache version")
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         server = ctx.server

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
 from confmig.lint.rules.sec.server_wide import first_directive, full_config, top_directives
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -28,11 +28,13 @@ class TraceEnabled(Rule):
     example_kind = "server"
     fix = "TraceEnable Off"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname == "traceenable" and d.args and d.args[0].lower() in ("on", "extended"):
-                yield self.finding(d, f"TraceEnable {d.args[0]}: TRACE requests are echoed "
-                                      "back to the client")
+    directives = frozenset({"traceenable"})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if d.args and d.args[0].lower() in ("on", "extended"):
+            yield self.finding(d, f"TraceEnable {d.args[0]}: TRACE requests are echoed "
+                                  "back to the client")
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         server = ctx.server

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import Scope, scopes
 from confmig.lint.rules.sec.options import enables
+from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
 UPLOAD_DIR = re.compile(r"(?:^|/)(?:uploads?|user[-_]?files|attachments|tmp|temp|cache|"
@@ -56,7 +56,7 @@ class CgiInUploads(Rule):
     fix = "remove ExecCGI and the cgi-script handler here ('Options -ExecCGI')"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for scope in scopes(ctx):
+        for scope in ctx.scopes():
             path = _path(scope)
             if not path or not UPLOAD_DIR.search(path):
                 continue

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
+from confmig.syntax import Directive, Section
 
 _SETTINGS = frozenset({"display_errors", "display_startup_errors"})
 _PHP = frozenset({"php_flag", "php_value", "php_admin_flag", "php_admin_value"})
@@ -28,10 +28,10 @@ class PhpDisplayErrors(Rule):
     good = "php_flag display_errors off\nphp_flag log_errors on\n"
     fix = "php_flag display_errors off (and log_errors on)"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        for d, _ in directives(ctx):
-            if d.lname not in _PHP or len(d.args) < 2:
-                continue
-            if d.args[0].lower() in _SETTINGS and d.args[1].lower() in _ON:
-                yield self.finding(d, f"{d.name} {d.args[0]} {d.args[1]}: PHP errors are "
-                                      "shown to every visitor")
+    directives = frozenset({*_PHP})
+
+    def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if len(d.args) >= 2 and d.args[0].lower() in _SETTINGS and d.args[1].lower() in _ON:
+            yield self.finding(d, f"{d.name} {d.args[0]} {d.args[1]}: PHP errors are "
+                                  "shown to every visitor")

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.scopes import directives
 from confmig.syntax import Directive
 
 SECURITY_HEADERS = (
@@ -78,7 +77,9 @@ class SecurityHeaderMistake(Rule):
     fix = "spell the header exactly; do not unset security headers"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        actions = [(d, found) for d, _ in directives(ctx)
+        if not ctx.read_by_apache:
+            return
+        actions = [(d, found) for d, _ in ctx.directives()
                    if d.lname == "header" and (found := header_action(d)) is not None]
         # "Header onsuccess unset X" + "Header always set X" is the documented way to avoid a
         # duplicate header, not a removal: only an unset of a header never set here counts.

@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
 from confmig.lint.rules.syn.arity import ARITY, arity_problem
 from confmig.lint.rules.syn.comments import comment_start
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -30,34 +31,34 @@ class ArgumentCount(Rule):
     severity = Severity.error
     fix = "give the directive the arguments its syntax asks for (`confmig rule SYN002`)"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if not ctx.read_by_apache:
+    directives = frozenset({ANY_DIRECTIVE})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
+        if comment_start(node.args_text) is not None:
+            return  # SYN005 explains a '#' read as arguments
+        if "${" in node.args_text:
+            return  # an undefined variable: the count is unknown
+        problem = arity_problem(node.name, node.args)
+        if problem is None:
             return
-        for node, _ in ctx.directives():
-            if comment_start(node.args_text) is not None:
-                continue  # SYN005 explains a '#' read as arguments
-            if "${" in node.args_text:
-                continue  # an undefined variable: the count is unknown
-            problem = arity_problem(node.name, node.args)
-            if problem is None:
-                continue
-            info = ctx.info(node)
-            if info is not None and not ctx.assumed_defaults and not ctx.module_loaded(info):
-                continue  # Apache stops at "Invalid command" first: SYN003 says so
-            arity = ARITY.get(node.lname)
-            if arity is not None and arity.type == "FLAG" and not node.args:
-                continue  # SYN004: "must be On or Off"
-            kind, message = problem
-            if kind == "ignored":
-                extra = " ".join(arity.ignored(node.args)) if arity else ""
-                after = ("after the flags" if node.lname in ("rewriterule", "rewritecond")
-                         else 'after an empty argument ""' if arity and arity.type in
-                         ("ITERATE", "ITERATE2") else "after the value")
-                yield self.finding(
-                    node, f"{node.name}: Apache ignores the extra argument(s) {after} "
-                          f"({extra})",
-                    hint="remove the extra words", severity=Severity.warning)
-                continue
-            where = ("Apache answers 500 for every request under this directory"
-                     if ctx.kind == "htaccess" else "Apache refuses to start")
-            yield self.finding(node, f"{message} ({where})")
+        info = ctx.info(node)
+        if info is not None and not ctx.assumed_defaults and not ctx.module_loaded(info):
+            return  # Apache stops at "Invalid command" first: SYN003 says so
+        arity = ARITY.get(node.lname)
+        if arity is not None and arity.type == "FLAG" and not node.args:
+            return  # SYN004: "must be On or Off"
+        kind, message = problem
+        if kind == "ignored":
+            extra = " ".join(arity.ignored(node.args)) if arity else ""
+            after = ("after the flags" if node.lname in ("rewriterule", "rewritecond")
+                     else 'after an empty argument ""' if arity and arity.type in
+                     ("ITERATE", "ITERATE2") else "after the value")
+            yield self.finding(
+                node, f"{node.name}: Apache ignores the extra argument(s) {after} "
+                      f"({extra})",
+                hint="remove the extra words", severity=Severity.warning)
+            return
+        where = ("Apache answers 500 for every request under this directory"
+                 if ctx.kind == "htaccess" else "Apache refuses to start")
+        yield self.finding(node, f"{message} ({where})")

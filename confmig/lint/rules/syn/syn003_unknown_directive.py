@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, Rule, register
 from confmig.syntax import Directive, Section
 
 
@@ -31,50 +31,48 @@ class UnknownDirective(Rule):
     severity = Severity.error
     fix = "fix the name, load the module, or wrap the lines in <IfModule module>"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if not ctx.read_by_apache:
-            return
+    directives = frozenset({ANY_DIRECTIVE, ANY_SECTION})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
         nonfatal = ctx.kind == "htaccess" and "Unknown" in ctx.overrides.nonfatal
         where = ("Apache answers 500 for every request under this directory"
                  if ctx.kind == "htaccess" else "Apache refuses to start")
-        for node, _ in ctx.walk():
-            if not isinstance(node, Directive | Section):
-                continue
-            info = ctx.info(node)
-            label = f"<{node.name}>" if isinstance(node, Section) else node.name
-            if info is None:
-                suggestion = _suggest(ctx, node.name)
-                if not suggestion and ctx.modules.not_modelled(label) is not None:
-                    continue  # a loaded module confmig has no facts for may define it: SYN007
-                hint = f"did you mean {suggestion}?" if suggestion else self.fix
-                if nonfatal:
-                    yield self.finding(node, f"Unknown directive {label}: ignored "
-                                             "(AllowOverride Nonfatal=Unknown)",
-                                       hint=hint, severity=Severity.warning)
-                else:
-                    yield self.finding(node, f"Invalid command '{label}', perhaps misspelled or "
-                                             f"defined by a module not included in the server "
-                                             f"configuration ({where})", hint=hint)
-                continue
-            if ctx.module_loaded(info):
-                continue
-            module = _module_label(info.module)
-            hint = (f"load {module} or wrap it in <IfModule {module}.c>"
-                    if not getattr(info, "third_party", False)
-                    else f"{label} comes from the third-party {module}: wrap it in "
-                         f"<IfModule {module}.c>")
-            if ctx.assumed_defaults:
-                yield self.finding(
-                    node, f"{label} needs {module}, which Debian does not load by default: "
-                          f"where it is not loaded, {where}", hint=hint,
-                    severity=Severity.warning)
-            elif nonfatal:
-                yield self.finding(node, f"{label} needs {module} (not loaded): ignored "
-                                         "(AllowOverride Nonfatal=Unknown)", hint=hint,
-                                   severity=Severity.warning)
+        info = ctx.info(node)
+        label = f"<{node.name}>" if isinstance(node, Section) else node.name
+        if info is None:
+            suggestion = _suggest(ctx, node.name)
+            if not suggestion and ctx.modules.not_modelled(label) is not None:
+                return  # a loaded module confmig has no facts for may define it: SYN007
+            hint = f"did you mean {suggestion}?" if suggestion else self.fix
+            if nonfatal:
+                yield self.finding(node, f"Unknown directive {label}: ignored "
+                                         "(AllowOverride Nonfatal=Unknown)",
+                                   hint=hint, severity=Severity.warning)
             else:
-                yield self.finding(node, f"{label} needs {module} (not loaded): Invalid "
-                                         f"command ({where})", hint=hint)
+                yield self.finding(node, f"Invalid command '{label}', perhaps misspelled or "
+                                         f"defined by a module not included in the server "
+                                         f"configuration ({where})", hint=hint)
+            return
+        if ctx.module_loaded(info):
+            return
+        module = _module_label(info.module)
+        hint = (f"load {module} or wrap it in <IfModule {module}.c>"
+                if not getattr(info, "third_party", False)
+                else f"{label} comes from the third-party {module}: wrap it in "
+                     f"<IfModule {module}.c>")
+        if ctx.assumed_defaults:
+            yield self.finding(
+                node, f"{label} needs {module}, which Debian does not load by default: "
+                      f"where it is not loaded, {where}", hint=hint,
+                severity=Severity.warning)
+        elif nonfatal:
+            yield self.finding(node, f"{label} needs {module} (not loaded): ignored "
+                                     "(AllowOverride Nonfatal=Unknown)", hint=hint,
+                               severity=Severity.warning)
+        else:
+            yield self.finding(node, f"{label} needs {module} (not loaded): Invalid "
+                                     f"command ({where})", hint=hint)
 
 
 def _suggest(ctx: FileContext, name: str) -> str | None:

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import Rule, register
+from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
 from confmig.lint.rules.syn.arity import is_flag
+from confmig.syntax import Directive, Section
 
 
 @register
@@ -26,19 +27,19 @@ class InvalidOnOff(Rule):
     severity = Severity.error
     fix = "write On or Off"
 
-    def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        if not ctx.read_by_apache:
-            return
+    directives = frozenset({ANY_DIRECTIVE})
+
+    def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
+                        ctx: FileContext) -> Iterator[Finding]:
         where = ("Apache answers 500 for every request under this directory"
                  if ctx.kind == "htaccess" else "Apache refuses to start")
-        for node, _ in ctx.directives():
-            value = node.args[0] if node.args else ""
-            if value.lower() in ("on", "off") or "${" in value:
-                continue
-            info = ctx.info(node)
-            if info is None or not is_flag(getattr(info, "syntax", None), node.name):
-                continue
-            if not ctx.module_loaded(info):
-                continue  # SYN003 says the module is missing
-            shown = f" (got {value!r})" if value else " (no value given)"
-            yield self.finding(node, f"{node.name} must be On or Off{shown}: {where}")
+        value = node.args[0] if node.args else ""
+        if value.lower() in ("on", "off") or "${" in value:
+            return
+        info = ctx.info(node)
+        if info is None or not is_flag(getattr(info, "syntax", None), node.name):
+            return
+        if not ctx.module_loaded(info):
+            return  # SYN003 says the module is missing
+        shown = f" (got {value!r})" if value else " (no value given)"
+        yield self.finding(node, f"{node.name} must be On or Off{shown}: {where}")

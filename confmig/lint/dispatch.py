@@ -1,0 +1,104 @@
+"""Calling the rules: each file is walked once and its directives are handed to the rules
+that declared them (gixy-style), then the whole-file and whole-tree hooks run.
+
+A rule that raises does not end the run: it becomes an internal-error finding
+(``LINT000``) naming the rule, and that rule is not called again for the file.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from confmig.lint.context import FileContext, LintContext
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, Rule
+from confmig.syntax import Directive, Section
+
+INTERNAL_CODE = "LINT000"
+
+
+def internal_error(rule: Rule, path: str, exc: BaseException) -> Finding:
+    frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+    where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
+    return Finding(INTERNAL_CODE, f"internal error in rule {rule.code} ({rule.name}): "
+                   f"{type(exc).__name__}: {exc}{where}", path, 1, 1, Severity.error,
+                   "please report this; the other rules still ran")
+
+
+def _overrides(cls: type[Rule], method: str) -> bool:
+    return getattr(cls, method) is not getattr(Rule, method)
+
+
+class RuleSet:
+    """The enabled rules of a run, indexed by the directive names they look at."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = list(rules)
+        self.by_name: dict[str, list[Rule]] = {}
+        for rule in self.rules:
+            if _overrides(type(rule), "check_directive"):
+                for name in rule.directives:
+                    self.by_name.setdefault(name, []).append(rule)
+        self.file_rules = [r for r in self.rules if _overrides(type(r), "check_file")]
+        self.tree_rules = [r for r in self.rules if _overrides(type(r), "check_tree")]
+        self._directive_rules = [r for r in self.rules
+                                 if _overrides(type(r), "check_directive") and r.directives]
+
+    @property
+    def has_tree_rules(self) -> bool:
+        return bool(self.tree_rules)
+
+    def check_file(self, ctx: FileContext) -> list[Finding]:
+        """Every per-directive and whole-file finding for one file."""
+        out: list[Finding] = []
+        if ctx.read_by_apache:
+            active = {id(r) for r in self._directive_rules if ctx.kind in r.kinds}
+            if active:
+                out += self._dispatch(ctx, active)
+        for rule in self.file_rules:
+            try:
+                out.extend(rule.check_file(ctx))
+            except Exception as exc:  # a broken rule must not take the run down
+                out.append(internal_error(rule, ctx.path, exc))
+        return out
+
+    def _dispatch(self, ctx: FileContext, active: set[int]) -> list[Finding]:
+        out: list[Finding] = []
+        by_name = self.by_name
+        any_directive = by_name.get(ANY_DIRECTIVE, [])
+        any_section = by_name.get(ANY_SECTION, [])
+        for node, parents in ctx.walk():
+            if isinstance(node, Directive):
+                named, anyone = by_name.get(node.lname), any_directive
+            elif isinstance(node, Section):
+                named, anyone = by_name.get("<" + node.lname), any_section
+            else:
+                continue
+            for rules in (named, anyone):
+                if not rules:
+                    continue
+                for rule in rules:
+                    if id(rule) not in active:
+                        continue
+                    try:
+                        out.extend(rule.check_directive(node, parents, ctx))
+                    except Exception as exc:
+                        out.append(internal_error(rule, ctx.path, exc))
+                        active.discard(id(rule))
+        return out
+
+    def check_tree(self, ctx: LintContext) -> list[Finding]:
+        out: list[Finding] = []
+        for rule in self.tree_rules:
+            try:
+                out.extend(rule.check_tree(ctx))
+            except Exception as exc:
+                where = ctx.files[0].path if ctx.files else "<tree>"
+                out.append(internal_error(rule, where, exc))
+        return out
+
+
+def rule_set(rules: Sequence[Rule] | RuleSet) -> RuleSet:
+    return rules if isinstance(rules, RuleSet) else RuleSet(rules)
