@@ -268,9 +268,16 @@ def convert(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing -o FILE (never "
                                         "a file the command read, nor a non-regular file).")]
     = False,
-    keep_500: Annotated[bool, typer.Option("--keep-500", help="Where Apache answered 500 "
-                                           "(forbidden directive), keep answering 500.")]
+    serve_500: Annotated[bool, typer.Option("--serve-500", help="Where Apache answered 500 "
+                                            "for an .htaccess (forbidden or unknown "
+                                            "directive, bad expression or syntax), serve the "
+                                            "requests instead: the refused lines become "
+                                            "comments. Announced on stderr, exit 1. Without "
+                                            "it the converted block answers 500 too.")]
     = False,
+    keep_500: Annotated[bool, typer.Option("--keep-500", help="Accepted for compatibility "
+                                           "and does nothing: keeping the 500 is the "
+                                           "default.")] = False,
     define: DefinesOption = None,
 ) -> None:
     """Fold .htaccess files into <Directory> blocks: a fragment for DOCROOT (AllowOverride
@@ -280,8 +287,11 @@ def convert(
     from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
     from confmig.servers import ServerError
 
+    if serve_500 and keep_500:
+        fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
+             "default)")
     request = ConvertRequest(to.value, docroot, config, output, write, force,
-                             Options(keep_500=keep_500, defines=tuple(define or ())))
+                             Options(keep_500=not serve_500, defines=tuple(define or ())))
     try:
         outcome = run(request)
     except (ConvertError, WriteRefused, ServerError, OSError) as exc:
@@ -312,8 +322,13 @@ def verify(
     apache: Annotated[str | None, typer.Option("--apache", help="Apache httpd binary.")]
     = None,
     nginx: Annotated[str | None, typer.Option("--nginx", help="nginx binary.")] = None,
-    keep_500: Annotated[bool, typer.Option("--keep-500", help="Convert with --keep-500.")]
+    serve_500: Annotated[bool, typer.Option("--serve-500", help="Convert with --serve-500: "
+                                            "where Apache answered 500 the converted site "
+                                            "serves, and those differences are announced.")]
     = False,
+    keep_500: Annotated[bool, typer.Option("--keep-500", help="Accepted for compatibility "
+                                           "and does nothing: keeping the 500 is the "
+                                           "default.")] = False,
     define: DefinesOption = None,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
@@ -321,8 +336,11 @@ def verify(
     difference, 2 on bad input or a missing server."""
     from confmig.verify import VerifyError, VerifyRequest, run_verify
 
+    if serve_500 and keep_500:
+        fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
+             "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
-                            apache, nginx, keep_500, tuple(define or ()))
+                            apache, nginx, not serve_500, tuple(define or ()))
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:

@@ -15,6 +15,7 @@ from confmig.convert.result import NoteKind
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo-site"
 NO_CHECK = Options(check=False)
+SERVE_500 = Options(keep_500=False, check=False)  # --serve-500
 
 
 def site(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -59,7 +60,7 @@ def test_the_original_text_is_moved_as_written(tmp_path: Path) -> None:
 def test_forbidden_and_unknown_directives_are_comments_and_notes(tmp_path: Path) -> None:
     root = site(tmp_path, {".htaccess": "Header set X-A 1\nphp_value memory_limit 64M\n"
                            "ServerName example.com\n"})
-    result = convert("httpd", root, options=NO_CHECK)
+    result = convert("httpd", root, options=SERVE_500)
     assert "    Header set X-A 1\n" in result.text
     assert "    # php_value memory_limit 64M\n" in result.text
     assert "    # ServerName example.com\n" in result.text
@@ -107,7 +108,7 @@ def test_apache_rejects_a_bad_argument_and_it_becomes_a_500_note(
         tmp_path: Path, apache_binary: object) -> None:
     root = site(tmp_path, {".htaccess": "RewriteEngine On\nRewriteRule ^(unclosed $1\n"
                            "Header set X-Fine 1\n"})
-    result = convert("httpd", root)
+    result = convert("httpd", root, options=Options(keep_500=False))  # --serve-500
     assert "    # RewriteRule ^(unclosed $1\n" in result.text
     assert "    Header set X-Fine 1\n" in result.text
     (note,) = result.untranslatable
@@ -138,7 +139,7 @@ def test_reindenting_never_touches_continuation_lines() -> None:
 def test_cli_prints_the_fragment_and_reports_on_stderr(tmp_path: Path) -> None:
     root = site(tmp_path, {".htaccess": "Header set X 1\nBogusDirective 1\n"})
     runner = CliRunner()
-    result = runner.invoke(app, ["convert", "--to", "httpd", str(root)])
+    result = runner.invoke(app, ["convert", "--to", "httpd", str(root), "--serve-500"])
     assert result.exit_code == 1  # something could not be carried over
     assert f'<Directory "{root}">' in result.stdout
     assert "untranslatable: " in result.stderr and "BogusDirective" in result.stderr
@@ -146,7 +147,7 @@ def test_cli_prints_the_fragment_and_reports_on_stderr(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [
-    ["convert", "--to", "nginx", "."],
+    ["convert", "--to", "nginx", "/nonexistent/docroot"],
     ["convert", "--to", "flask", "."],
     ["convert", "/nonexistent/docroot"],
     ["convert", "--write", "."],

@@ -117,3 +117,31 @@ def test_keep_500_require_answers_500_where_rewrite_r500_would_not(root: str) ->
         assert [http_get(server.base_url, p).status for p in paths] == [500, 500, 500, 500, 403]
     with ApacheServer(root, extra_config=files + rewrite) as server:
         assert [http_get(server.base_url, p).status for p in paths] == [500, 301, 403, 403, 403]
+
+
+@pytest.mark.parametrize(("name", "server", "converted"), [
+    ("location", '<Location "/sub">\nRequire all granted\n</Location>\n', [500] * 5),
+    ("locationmatch", '<LocationMatch "^/">\nRequire all granted\n</LocationMatch>\n',
+     [500] * 5),
+    ("if", '<If "true">\nRequire all granted\n</If>\n', [500] * 5),
+    # the one order the kept 500 cannot win: an <If> inside a <Location> is merged later still
+    ("if-in-location", '<Location "/sub">\n<If "true">\nRequire all granted\n</If>\n'
+     "</Location>\n", [200, 301, 200, 404, 200]),
+])
+def test_the_kept_500_against_server_sections_that_authorize(
+        root: str, name: str, server: str, converted: list[int]) -> None:
+    """A broken .htaccess answers 500 whatever the server's <Location>/<If> sections
+    authorize (the directory walk fails first); the kept-500 lines do the same, except
+    under an <If> nested in a <Location>."""
+    paths = ["/sub/", "/sub", "/sub/a.txt", "/sub/nope", "/sub/deep/b.txt"]
+    with open(f"{root}/sub/.htaccess", "w") as handle:
+        handle.write("Bogus directive\n")
+    try:
+        with ApacheServer(root, allow_override="All", extra_config=server) as original:
+            assert [http_get(original.base_url, p).status for p in paths] == [500] * 5
+    finally:
+        os.remove(f"{root}/sub/.htaccess")
+    keep = "".join(f"{line}\n" for line in KEEP_500_LINES)
+    block = f'<Directory "{root}/sub">\n{keep}</Directory>\n'
+    with ApacheServer(root, allow_override="None", extra_config=server + block) as server_:
+        assert [http_get(server_.base_url, p).status for p in paths] == converted, name

@@ -105,20 +105,20 @@ def test_a_depth_10_tree(apache_binary: object, cleanup: list[Path]) -> None:
 
 
 def test_allowoverride_gated_directives(apache_binary: object, cleanup: list[Path]) -> None:
-    """Each directory under another AllowOverride: where Apache answered 500 the difference is
-    announced; with --keep-500 there is no difference at all, which checks every verdict
-    (honoured, ignored, 500) against the real server."""
+    """Each directory under another AllowOverride: by default (the 500 kept) there is no
+    difference at all, which checks every verdict (honoured, ignored, 500) against the real
+    server; with --serve-500 the difference where Apache answered 500 is announced."""
     root, config = gated_site()
     cleanup += [root, config]
-    report = verify(VerifyRequest(config=config))
+    kept = verify(VerifyRequest(config=config))
+    assert kept.differing == [], kept.summary()
+    assert kept.statuses[500] > 0
+    report = verify(VerifyRequest(config=config, keep_500=False))
     assert report.exit_code == 0, report.summary()
     assert report.announced and not report.unannounced
     announced_dirs = {Path(r.probe.directory or "/").relative_to(root).parts[0]
                       for r in report.announced}
     assert announced_dirs == {"fileinfo", "opts", "listed", "unknown", "order"}
-    kept = verify(VerifyRequest(config=config, keep_500=True))
-    assert kept.differing == [], kept.summary()
-    assert kept.statuses[500] > 0
 
 
 def with_server_section(config: Path, root: Path) -> None:
@@ -202,7 +202,7 @@ def test_requests_file_and_json(apache_binary: object, tmp_path: Path) -> None:
     assert code == 2 and f"{bad}:1:" in err
 
 
-@pytest.mark.parametrize("target", ["nginx", "flask"])
+@pytest.mark.parametrize("target", ["flask"])
 def test_other_targets_are_not_available_yet(target: str) -> None:
     result = CliRunner().invoke(app, ["verify", "--to", target, str(FIXTURES / "demo-site")])
     assert result.exit_code == 2

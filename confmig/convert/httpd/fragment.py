@@ -9,6 +9,7 @@ from pathlib import Path
 
 from confmig import __version__
 from confmig.convert.httpd.check import check_with_apache, find_binary
+from confmig.convert.httpd.denied import add_denied
 from confmig.convert.httpd.env import Env, assumed_env, config_env
 from confmig.convert.httpd.layout import Layout, ServerContext, clean, read_layout, within
 from confmig.convert.httpd.notes import add_check_notes, add_plan_notes, add_tree_notes
@@ -25,7 +26,10 @@ from confmig.load import LoadedConfig, load_config
 class Options:
     """What the user asked for besides the paths."""
 
-    keep_500: bool = False
+    #: Where Apache answered 500 for an access file, the converted block answers 500 too
+    #: (the safe default).  False is ``--serve-500``: the refused lines become comments and
+    #: the block serves what Apache refused — announced as a behaviour change.
+    keep_500: bool = True
     check: bool = True  # run the result through apache2 -t
     apache: str | None = None
     defines: Sequence[str] = ()
@@ -81,6 +85,7 @@ def plan_tree(tree: Tree, in_force: Callable[[str], InForce], env: Env,
               context: ServerContext | None = None) -> TreePlan:
     plans = [plan_file(a, in_force(a.directory), env.loaded, env.state) for a in tree.files]
     mark_dead(plans)
+    add_denied(tree, plans, in_force)
     return TreePlan(tree, plans, context)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from confmig.convert.httpd.denied import DENY_LINES
 from confmig.convert.httpd.judge import Verdict
 from confmig.convert.httpd.plan import EMPTY_CONFIG, FilePlan, FileStatus
 from confmig.convert.httpd.templating import render
@@ -22,16 +23,20 @@ from confmig.syntax import Blank, Node, Section, print_nodes
 
 INDENT = "    "
 
-#: ``--keep-500``: an authorization rule whose expression cannot be evaluated makes
-#: mod_authz_core answer 500 (AH02320) for every request of the directory and below, in the
-#: same phase for all of them — unlike ``RewriteRule ^ - [R=500]``, which runs only in the
-#: fixup phase, after a 403 from access control and after mod_dir's trailing-slash redirect
-#: (both verified on Apache 2.4.71).  ``file('')`` always fails to open.  The same rule in a
-#: ``<FilesMatch "^">`` inside the block is merged after every server-wide ``<Files>``
-#: section (Debian's ``<FilesMatch "^\.ht">``), whose own ``Require`` would otherwise win.
+#: Keeping a 500 (the default; not with ``--serve-500``): an authorization rule whose
+#: expression cannot be evaluated makes mod_authz_core answer 500 (AH02320) for every request
+#: of the directory and below, in the same phase for all of them — unlike
+#: ``RewriteRule ^ - [R=500]``, which runs only in the fixup phase, after a 403 from access
+#: control and after mod_dir's trailing-slash redirect (both verified on Apache 2.4.71).
+#: ``file('')`` always fails to open.  The same rule in a ``<FilesMatch "^">`` inside the
+#: block is merged after every server-wide ``<Files>`` section (Debian's
+#: ``<FilesMatch "^\.ht">``), whose own ``Require`` would otherwise win; in an ``<If "true">``
+#: it is merged after every ``<Location>``/``<LocationMatch>`` and server-level ``<If>`` too
+#: (``ap_if_walk`` runs last), which would otherwise authorize the requests themselves.  Only
+#: an ``<If>`` inside a server ``<Location>`` comes later still (all checked on Apache 2.4.71).
 KEEP_500_REQUIRE = "Require expr \"-z file('')\""
 KEEP_500_LINES = (KEEP_500_REQUIRE, '<FilesMatch "^">', f"    {KEEP_500_REQUIRE}",
-                  "</FilesMatch>")
+                  "</FilesMatch>", '<If "true">', f"    {KEEP_500_REQUIRE}", "</If>")
 
 
 @dataclass
@@ -73,6 +78,16 @@ def render_body(plan: FilePlan, *, keep_500: bool, indent: str = INDENT) -> Bloc
     body = Block()
     config = plan.config
     status = plan.status
+    if status is FileStatus.DENIED:
+        body.add(comment_lines(f"Denied: {plan.denied_reason}.", indent))
+        for line in DENY_LINES:
+            body.add(indent + line)
+        return body
+    if status is FileStatus.DENIED_BELOW:
+        body.add(comment_lines(f"Apache never read this file ({plan.denied_reason}); kept "
+                               "as comments.", indent))
+        _all_commented(plan, body, indent)
+        return body
     if status is FileStatus.IGNORED:
         body.add(comment_lines(f"Apache never read this file ({plan.in_force.describe()}, "
                                f"{plan.in_force.source}); kept as comments.", indent))
@@ -86,11 +101,11 @@ def render_body(plan: FilePlan, *, keep_500: bool, indent: str = INDENT) -> Bloc
         parent = plan.dead_because.path if plan.dead_because else "a parent .htaccess"
         if keep_500:
             body.add(comment_lines(f"Apache never read this file: {parent} answers 500 first "
-                                   "(kept by --keep-500 above); kept as comments.", indent))
+                                   "(kept above); kept as comments.", indent))
             _all_commented(plan, body, indent)
             return body
         body.add(comment_lines(f"Apache never read this file ({parent} answered 500 first);"
-                               " moved as if it had.", indent))
+                               " moved as if it had (--serve-500).", indent))
     if config is not None:
         for node in config.nodes:
             _node(plan, node, body, indent)
@@ -109,13 +124,14 @@ def _fatal_header(plan: FilePlan, body: Block, indent: str, keep_500: bool) -> N
         reasons.insert(0, plan.syntax_error)
     text = "Apache answered 500 for every request here and below: " + "; ".join(reasons)
     if keep_500:
-        body.add(comment_lines(text + ". Kept (--keep-500): the Require below fails to evaluate"
-                               " its expression, which Apache answers with 500.", indent))
+        body.add(comment_lines(text + ". Kept: the Require below fails to evaluate its "
+                               "expression, which Apache answers with 500 (--serve-500 would "
+                               "serve these requests instead).", indent))
         for line in KEEP_500_LINES:
             body.add(indent + line)
     else:
-        body.add(comment_lines(text + ". The file could not be read at all; kept as comments.",
-                               indent))
+        body.add(comment_lines(text + ". The file could not be read at all; kept as comments "
+                               "(--serve-500).", indent))
 
 
 def _all_commented(plan: FilePlan, body: Block, indent: str) -> None:
