@@ -10,7 +10,7 @@ import pytest
 
 from confmig.lint.finding import Severity
 from confmig.lint.rules.dep.access import translate
-from confmig.lint.testing import finds
+from confmig.lint.testing import ApacheCases, HtaccessCase, finds
 from confmig.servers import ApacheBinary, ApacheServer, apache_config_test, http_get, make_docroot
 from confmig.syntax import Directive, parse_text
 
@@ -63,6 +63,50 @@ def test_dep002_same_section_only() -> None:
     assert "Satisfy Any" in m
 
 
+# A deny-all block many applications ship (Nextcloud's data/.htaccess): on a 2.4 server with
+# mod_access_compat loaded (Debian's default) both generations are read.
+SHIPPED_DENY_ALL = (
+    "<IfModule mod_authz_core.c>\n  Require all denied\n</IfModule>\n"
+    "<IfModule mod_access_compat.c>\n  Order Allow,Deny\n  Deny from all\n  Satisfy All\n"
+    "</IfModule>\n<IfModule !mod_authz_core.c>\n  <IfModule !mod_access_compat.c>\n"
+    "    <IfModule mod_authz_host.c>\n      Order Allow,Deny\n      Deny from all\n"
+    "    </IfModule>\n    Satisfy All\n  </IfModule>\n</IfModule>\n")
+
+# case -> (.htaccess, DEP002 severity or None, what Apache answers from 127.0.0.1)
+DEP002_CASES = {
+    "shipped": (SHIPPED_DENY_ALL, Severity.warning, 403),
+    "bothdenyany": ("Require all denied\nOrder allow,deny\nDeny from all\nSatisfy Any\n",
+                    Severity.warning, 403),
+    "bothgrant": ("Require all granted\nOrder allow,deny\nAllow from all\n", Severity.warning,
+                  200),
+    "requiredenies": ("Require all denied\nOrder deny,allow\nDeny from 10.0.0.0/8\n",
+                      Severity.warning, 403),
+    "mixed": ("Require all granted\nOrder deny,allow\nDeny from all\n", Severity.error, 403),
+    "liftedbyany": ("Require all denied\nSatisfy Any\n", Severity.error, 200),
+    "allowany": ("Require all denied\nOrder allow,deny\nAllow from all\nSatisfy Any\n",
+                 Severity.error, 200),
+    "bylocalip": ("Require all granted\nOrder deny,allow\nDeny from all\n"
+                  "Allow from 127.0.0.1\n", Severity.error, 200),
+    "limit": ("Require all denied\n<Limit GET>\nOrder allow,deny\nAllow from all\n</Limit>\n"
+              "Satisfy Any\n", Severity.error, 200),
+    "guarded": ("<IfModule authz_core_module>\n\tRequire all denied\n</IfModule>\n"
+                "<IfModule !authz_core_module>\n\tDeny from all\n</IfModule>\n", None, 403),
+}
+
+
+@pytest.mark.parametrize("case", DEP002_CASES)
+def test_dep002_is_an_error_only_where_the_2_2_lines_change_the_answer(case: str) -> None:
+    text, severity, _ = DEP002_CASES[case]
+    found = finds("DEP002", text)
+    assert [f.severity for f in found] == ([severity] if severity else [])
+    if severity is Severity.warning:
+        assert "so" in found[0].message and "<IfModule !mod_authz_core.c>" in (
+            found[0].hint or "")
+    if case in ("shipped", "bothdenyany"):
+        assert "both generations deny every request" in found[0].message
+        assert "Require alone is still refused" in found[0].message
+
+
 # -- DEP003 -----------------------------------------------------------------------------------
 
 
@@ -109,6 +153,20 @@ def site(apache_binary: ApacheBinary) -> Iterator[ApacheServer]:
             yield server
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.apache
+def test_dep002_severities_agree_with_apache() -> None:
+    """Each DEP002 case on real Apache (the machine's modules: mod_access_compat loaded as
+    Debian does): the answer the severity is based on, and the inheritance the warning
+    mentions -- a directory below the shipped block that opens access with Require alone
+    is still refused."""
+    cases = [HtaccessCase(name, text) for name, (text, _, _) in DEP002_CASES.items()]
+    cases.append(HtaccessCase("shipped/sub", "Require all granted\n"))
+    with ApacheCases(cases) as apache:
+        statuses = {c.name: apache.status(c.name) for c in cases}
+    assert statuses.pop("shipped/sub") == 403
+    assert statuses == {name: status for name, (_, _, status) in DEP002_CASES.items()}
 
 
 @pytest.mark.apache
