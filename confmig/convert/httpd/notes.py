@@ -27,16 +27,6 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
     file = str(plan.access.path)
     scope = plan.access.directory
     here = f"{scope.rstrip('/')}/"
-    if plan.status is FileStatus.DENIED:
-        result.warnings.append(Note(file, 0, "", f"{plan.denied_reason}; {here} and below "
-                                    "are denied (Require all denied), never served",
-                                    NoteKind.TRANSFORMED, scope))
-        return
-    if plan.status is FileStatus.DENIED_BELOW:
-        result.warnings.append(Note(file, 0, "", f"never read by Apache: "
-                                    f"{plan.denied_reason}; carried as comments",
-                                    NoteKind.INFO, scope))
-        return
     if plan.status is FileStatus.IGNORED:
         result.warnings.append(Note(
             file, 0, "", f"Apache never read it ({plan.in_force.describe()}, "
