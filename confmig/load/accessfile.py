@@ -78,8 +78,9 @@ class AccessCheck:
                               "directory and below hangs until something writes into it",
             AccessState.UNREADABLE: f"Apache cannot open it ({self.detail}) and answers 403 "
                                     "for this directory and below (AH00529)",
-            AccessState.OUTSIDE_ROOT: f"a symlink to {self.target}, outside the root: Apache "
-                                      "reads it (Options do not apply to access files)",
+            AccessState.OUTSIDE_ROOT: f"it is {self.target} through a symlink, outside the "
+                                      "root: Apache reads it (Options do not apply to the "
+                                      "access file itself)",
             AccessState.SPECIAL: f"a symlink to {self.target}: Apache would open it",
         }.get(self.state, "")
 
@@ -134,9 +135,11 @@ def check_access_file(path: str, roots: Sequence[str] | None = None,
         return AccessCheck(path, AccessState.FIFO, target, "FIFO")
     if not stat.S_ISREG(mode):
         return AccessCheck(path, AccessState.NOT_REGULAR, target, file_type(mode))
-    if target is not None and roots is not None and not follow_symlinks \
-            and not any(in_tree(target, root) for root in roots):
-        return AccessCheck(path, AccessState.OUTSIDE_ROOT, target)
+    if roots is not None and not follow_symlinks:
+        # The file itself or a directory on its path may be the link that leaves the root.
+        real = target if target is not None else os.path.realpath(path)
+        if not any(in_tree(real, root) for root in roots):
+            return AccessCheck(path, AccessState.OUTSIDE_ROOT, real)
     if not os.access(path, os.R_OK):
         return AccessCheck(path, AccessState.UNREADABLE, target, "Permission denied")
     return AccessCheck(path, AccessState.REGULAR, target)

@@ -200,6 +200,11 @@ def serves(config_nodes: Sequence[object], server_root: str, path: str | os.Path
     return False
 
 
+def served_trees(nodes: Sequence[object], server_root: str) -> list[str]:
+    """The real paths of the trees a configuration serves (see :func:`serves`)."""
+    return sorted(set(_trees(nodes, server_root)))
+
+
 def _trees(nodes: Sequence[object], server_root: str) -> list[str]:
     out: list[str] = []
     stack = list(nodes)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from confmig.load import LoadedConfig, ReadState, Workspace
+from confmig.load.discover import served_trees
 from confmig.model.site import Site
 from confmig.model.site_builder import build_site
 from confmig.syntax import parse_text
@@ -87,11 +88,14 @@ def site_for(target: Workspace | Site | LoadedConfig) -> Site:
 
 
 def _bound_access_files(site: Site, workspace: Workspace) -> None:
-    """Access files are read below the workspace's docroot and the DocumentRoots only (a
-    symlinked one pointing elsewhere is reported, not read), unless the user asked for
+    """Access files are read below the workspace's docroot and the trees its configuration
+    serves only (DocumentRoots, Alias targets, <Directory> paths but ``/``; one reached
+    through a symlink out of them is reported, not read), unless the user asked for
     ``--follow-symlinks`` (:func:`confmig.load.accessfile.check_access_file`)."""
     roots = {os.path.realpath(v.document_root)
              for v in (site.main, *site.vhosts) if v.document_root}
+    if workspace.server is not None:  # its Alias targets and <Directory> trees too
+        roots.update(served_trees(workspace.server.nodes, str(workspace.state.server_root)))
     if workspace.docroot is not None:
         roots.add(os.path.realpath(workspace.docroot))
     site.access_files.roots = sorted(roots)

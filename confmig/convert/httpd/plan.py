@@ -38,6 +38,9 @@ class FileStatus(StrEnum):
     IGNORED = "ignored"  # AllowOverride None: Apache never reads it
     FATAL = "fatal"  # Apache answers 500 below this directory
     DEAD = "dead"  # below a directory whose .htaccess answers 500: never read
+    DENIED = "denied"  # Apache cannot read it as an access file (403, a hang) or confmig
+    # did not read it (outside the root): the directory is denied (convert.httpd.denied)
+    DENIED_BELOW = "denied-below"  # below a denied directory: never read
 
 
 @dataclass
@@ -52,6 +55,7 @@ class FilePlan:
     syntax_error: str | None = None
     empty_configs: list[tuple[str, Directive]] = field(default_factory=list)
     dead_because: AccessFile | None = None
+    denied_reason: str | None = None
 
     @property
     def config(self) -> ConfigFile | None:
@@ -149,6 +153,11 @@ def mark_dead(plans: list[FilePlan]) -> None:
                 plan.status = FileStatus.DEAD
                 plan.dead_because = parent.access
                 break
+
+
+def below(directory: str, parent: str) -> bool:
+    """*directory* is strictly below *parent* (both absolute, no trailing slash)."""
+    return _below(directory, parent)
 
 
 def _below(directory: str, parent: str) -> bool:
