@@ -180,6 +180,12 @@ _KEYWORDS = {"indexes": "Indexes", "includes": "Includes", "includesnoexec": "In
 _CLASS_NAMES = {c.lower(): c for c in OVERRIDE_CLASSES}
 
 
+def is_option_keyword(word: str) -> bool:
+    """Is *word* (``+Indexes``, ``-runscripts``, ``All``...) a keyword of ``Options``?  Apache
+    answers "Illegal option" for any other (core.c set_options)."""
+    return word.lstrip("+-").lower() in _OPT
+
+
 def _keywords(mask: int) -> frozenset[str]:
     return frozenset(name for key, name in _KEYWORDS.items() if mask & _OPT[key] == _OPT[key])
 
@@ -305,8 +311,9 @@ def overrides_permit(directive_name: str, allow_override: Iterable[str] | AllowO
     AllowOverrideList by directive name (case-insensitive), which admits a directive
     whatever the classes -- even one allowed only in ``<Directory>`` -- unless its own
     handler refuses ``.htaccess`` (``listable`` False).  Unknown directives are never
-    honoured (Apache: "Invalid command").  For a third-party directive whose class is not
-    known the answer is False unless it is listed.
+    honoured (Apache: "Invalid command").  For a third-party directive allowed in ``.htaccess``
+    whose class is not known the answer is True under ``AllowOverride All`` (every class is
+    granted) and False otherwise unless it is listed.
     """
     spec = allow_override if isinstance(allow_override, AllowOverride) else (
         AllowOverride.parse(allow_override))
@@ -316,4 +323,8 @@ def overrides_permit(directive_name: str, allow_override: Iterable[str] | AllowO
         return False
     if _key(info.name) in listed:
         return True
+    if not info.override_classes and info.allowed_in_htaccess:
+        # A third-party directive whose class is not recorded: AllowOverride All grants every
+        # class, so Apache admits it whatever its class is; under anything less it may not.
+        return spec.classes == OVERRIDE_CLASSES
     return bool(info.override_classes & spec.classes)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
+from confmig.model.registry import overrides_permit
 from confmig.syntax import Directive, Section
 
 
@@ -33,34 +34,28 @@ class ForbiddenByAllowOverride(Rule):
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterator[Finding]:
-        granted = ctx.overrides.classes
-        listed = ctx.overrides.allow_override_list
-        nonfatal = "Override" in ctx.overrides.nonfatal
-        source = ctx.overrides.source or "the default"
-        if True:
-            info = ctx.info(node)
-            if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
-                return  # SYN003 / CTX001
-            classes = sorted(info.override_classes)
-            if not classes:
-                return  # unknown (third-party) or allowed whatever AllowOverride says
-            if node.lname in listed:
-                if info.listable is not False:
-                    return
-            elif any(c in granted for c in classes):
-                return
-            needed = " or ".join(classes)
-            state = ctx.overrides.describe()
-            if nonfatal:
-                yield self.finding(node, f"{node.name} in .htaccess forbidden by AllowOverride "
-                                         f"({state}, {source}): Apache ignores it "
-                                         f"(Nonfatal=Override); it needs {needed}",
-                                   hint=f"add {classes[0]} to AllowOverride",
-                                   severity=Severity.warning)
-            else:
-                yield self.finding(node, f"{node.name} not allowed here: needs AllowOverride "
-                                         f"{needed} ({state} in force, {source}); Apache "
-                                         "answers 500 for every request under this directory",
-                                   hint=f"AllowOverride {classes[0]} (or AllowOverrideList "
-                                        f"{node.name}) in the server's <Directory>, or move "
-                                        "the lines there")
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
+            return  # SYN003 / CTX001
+        overrides = ctx.overrides
+        if overrides_permit(info.name, overrides.spec, overrides.list_words):
+            return  # the model's decision, the one explain and convert use
+        classes = sorted(info.override_classes)
+        needed = " or ".join(classes) or (f"the class of this {info.module} directive, which "
+                                          "confmig does not know (only All is sure to grant it)")
+        first = classes[0] if classes else "All"
+        state = overrides.describe()
+        source = overrides.source or "the default"
+        if "Override" in overrides.nonfatal:
+            yield self.finding(node, f"{node.name} in .htaccess forbidden by AllowOverride "
+                                     f"({state}, {source}): Apache ignores it "
+                                     f"(Nonfatal=Override); it needs {needed}",
+                               hint=f"add {first} to AllowOverride",
+                               severity=Severity.warning)
+        else:
+            yield self.finding(node, f"{node.name} not allowed here: needs AllowOverride "
+                                     f"{needed} ({state} in force, {source}); Apache "
+                                     "answers 500 for every request under this directory",
+                               hint=f"AllowOverride {first} (or AllowOverrideList "
+                                    f"{node.name}) in the server's <Directory>, or move "
+                                    "the lines there")

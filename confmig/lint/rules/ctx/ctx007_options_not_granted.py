@@ -7,10 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
+from confmig.model.registry import is_option_keyword
 from confmig.syntax import Directive, Section
-
-KNOWN_OPTIONS = frozenset({"none", "all", "indexes", "includes", "includesnoexec",
-                           "followsymlinks", "symlinksifownermatch", "execcgi", "multiviews"})
 
 
 @register
@@ -42,7 +40,7 @@ class OptionsNotGranted(Rule):
             return  # CTX002 reports Options itself
         for word in node.args:
             name = word.lstrip("+-")
-            if name.lower() not in KNOWN_OPTIONS:
+            if not is_option_keyword(word):
                 break  # "Illegal option": another error
             if not spec.permits_option(word):
                 granted = ", ".join(sorted(spec.options or ())) or "none"
