@@ -18,12 +18,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from confmig.convert import registry
 from confmig.convert.httpd import Options, convert_config, convert_docroot
 from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
 from confmig.fs import WriteRefused, atomic_write, check_output, rewrite_in_place
 
-TARGETS = ("httpd",)
-PLANNED_TARGETS = ("nginx", "flask")
+TARGETS = tuple(registry.available())
+PLANNED_TARGETS = tuple(registry.planned())
 
 
 @dataclass
@@ -37,6 +38,9 @@ class ConvertRequest:
     write: bool = False
     force: bool = False
     options: Options = field(default_factory=Options)
+    listen: str | None = None  # nginx: --listen
+    server_name: str | None = None  # nginx: --server-name
+    strict: bool = False  # anything untranslatable: write nothing
 
 
 @dataclass
@@ -111,8 +115,12 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     if request.output is not None:  # what can be known before the work; all of it at the end
         check_output(request.output, force=True,
                      inputs=[request.config] if request.config is not None else [])
+    converter = registry.lookup(request.target)
+    own = converter.function("convert") if converter is not None else None
     whole_config = request.write or request.docroot is None
-    if whole_config:
+    if own is not None:
+        result = own(request)
+    elif whole_config:
         if request.config is None:
             raise ConvertError("--write and whole-configuration mode need --config httpd.conf"
                                if request.write else
@@ -121,6 +129,8 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     else:
         assert request.docroot is not None
         result = convert_docroot(request.docroot, request.config, request.options)
+    if request.strict and result.untranslatable:
+        return ConvertOutcome(result, to_stdout=False)  # --strict: nothing printed or written
     outcome = ConvertOutcome(result, to_stdout=not request.write and request.output is None)
     if result.nothing_to_do:
         return outcome

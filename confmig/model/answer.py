@@ -36,7 +36,8 @@ class Answer:
     redirect, an error without ErrorDocument, a directory listing); ``filename`` is its
     absolute path.  ``headers`` are the response headers the configuration sets (an
     ``Expires`` value depends on the time of the request).  ``unsupported`` lists what the
-    model could not evaluate exactly.
+    model could not evaluate exactly; ``limits`` the limits of Apache's own that the request
+    ran into (the answer is Apache's answer at that limit).
     """
 
     status: int
@@ -52,6 +53,7 @@ class Answer:
     body: str | None = None
     listing: bool = False
     unsupported: list[str] = field(default_factory=list)
+    limits: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -61,5 +63,6 @@ class Answer:
             "applied": [a.as_json() for a in self.applied], "server": self.server,
             "document_root": self.document_root, "handler": self.handler,
             "listing": self.listing, "body": self.body, "unsupported": list(self.unsupported),
+            "limits": list(self.limits),
         }
 

@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from confmig.load import LoadedConfig, Workspace
+from confmig.model import limits
 from confmig.model.access import check_access
 from confmig.model.alias import alias_fixup
 from confmig.model.answer import Answer, Step
@@ -77,6 +78,10 @@ __all__ = [
 ]
 
 
+STEPS_HEAD = 150  # steps of the explanation kept from the start of the request
+STEPS_TAIL = 150  # and from its end
+
+
 def evaluate(target: Workspace | Site | LoadedConfig, request: Request, *,
              trace: bool = True) -> Answer:
     """What Apache answers to *request* under *target*'s configuration.
@@ -107,6 +112,7 @@ class Evaluation:
         self.request = request
         self.trace = trace
         self.steps: list[Step] = []
+        self.steps_omitted = 0
         self.unsupported: list[str] = []
         self.rewrite_ended = False  # [END] stops rewriting for the rest of the request
         self.subreq_depth = 0
@@ -121,10 +127,19 @@ class Evaluation:
 
     def step(self, phase: str, message: str, node: Any = None,
              detail: Sequence[str] = ()) -> None:
-        """Record a step (callers test ``self.trace`` first when the message is costly)."""
+        """Record a step (callers test ``self.trace`` first when the message is costly).
+        The explanation keeps the first :data:`STEPS_HEAD` steps and the last
+        :data:`STEPS_TAIL`; a marker between them counts the others."""
         if self.trace:
-            self.steps.append(Step(phase, message, getattr(node, "file", None),
-                                   getattr(node, "line", None), tuple(detail)))
+            steps = self.steps
+            if len(steps) >= STEPS_HEAD + STEPS_TAIL:
+                self.steps_omitted += 1
+                marker = Step("note", f"… {self.steps_omitted} more step(s) not shown …")
+                if self.steps_omitted > 1:
+                    del steps[STEPS_HEAD + 1]
+                steps[STEPS_HEAD] = marker
+            steps.append(Step(phase, message, getattr(node, "file", None),
+                              getattr(node, "line", None), tuple(detail)))
 
     def note(self, what: str) -> None:
         """Report something the model could not evaluate exactly (once)."""
@@ -136,7 +151,19 @@ class Evaluation:
         return server_url_base(self.request, self.server.name, name_port=self.server.name_port)
 
     def run(self) -> Answer:
-        """The request through all its rounds, then ErrorDocument for an error status."""
+        """The request through all its rounds, then ErrorDocument for an error status; with
+        the limits of Apache's the request ran into (:mod:`confmig.model.limits`)."""
+        saved = limits.begin()
+        try:
+            answer = self.decide()
+        finally:
+            hit = limits.end(saved)
+        if hit:
+            answer.limits = hit
+        return answer
+
+    def decide(self) -> Answer:
+        """:meth:`run` without the record of limits."""
         req = self.request
         if self.trace:
             self.step("request", f"{req.method} {req.target} → {self.server.label}"
@@ -180,6 +207,8 @@ class Evaluation:
             if redirects + 1 > limit:
                 self.step("redirect", f"internal redirect to {rnd.redirect_to} refused: "
                                       f"LimitInternalRecursion ({limit}) exceeded → 500")
+                limits.record(f"LimitInternalRecursion: more than {limit} internal redirects "
+                              "→ 500")
                 return Round(rnd.config, rnd.sections, uri=rnd.uri, status=500)
             redirects += 1
             target = rnd.redirect_to
@@ -222,7 +251,8 @@ class Evaluation:
             if server.walks_locations:
                 _, rnd.config = location_and_if(self, rnd, [server.defaults],
                                                 server.defaults.config)
-            if fast and server.plain_translate and "alias" not in rnd.config:
+            if (fast and server.plain_translate and "alias" not in rnd.config
+                    and len(rnd.uri) < 1000):  # (a long one: translate checks its length)
                 rnd.filename = server.root_prefix + rnd.uri  # translate: DocumentRoot only
             elif not translate(self, rnd, method, subrequest):
                 return rnd
@@ -278,6 +308,8 @@ class Evaluation:
             target = f"{target}?{query}"
         path, sep, q = target.partition("?")
         if self.subreq_depth >= 10:
+            limits.record("sub-requests nested more than 10 deep (LimitInternalRecursion's "
+                          "second value) → 500")
             return Round({}, [], uri=path, status=500)
         self.subreq_depth += 1
         saved = self.rewrite_ended

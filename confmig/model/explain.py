@@ -113,6 +113,10 @@ def render_text(answer: Answer, request_line: str = "") -> Group:
     if answer.applied:
         parts.append(_title("Directives in effect, in merge order"))
         parts.append(_applied(answer))
+    if answer.limits:
+        parts.append(_title("Apache's limits reached (the answer is Apache's at that limit)"))
+        for item in answer.limits:
+            parts.append(Text(f"  - {item}", style="yellow"))
     if answer.unsupported:
         parts.append(_title("Not modelled exactly (the answer may differ)"))
         for item in answer.unsupported:

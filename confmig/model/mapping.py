@@ -157,6 +157,25 @@ def server_url_base(request: Request, server_name: str, default_host: str | None
     return f"{request.scheme}://{host}{suffix}"
 
 
+APR_PATH_MAX = 4096  # PATH_MAX on Linux
+NAME_MAX = 255  # one path segment, in bytes
+
+
+def merge_too_long(document_root: str, uri: str) -> bool:
+    """Would ``apr_filepath_merge`` refuse DocumentRoot + *uri* (``APR_ENAMETOOLONG``, and
+    ``ap_core_translate`` answers 403)?  It does when ``strlen(root) + strlen(path) + 4 >
+    APR_PATH_MAX`` (slashes and the NUL), *path* being the URL-path without its leading
+    slashes; lengths in bytes."""
+    root = document_root[:-1] if document_root.endswith("/") and len(document_root) > 1 else \
+        document_root
+    if (len(root) + len(uri)) * 4 + 4 <= APR_PATH_MAX:  # even as 4-byte characters
+        return False
+    path = uri.lstrip("/")
+    size = len(root.encode("utf-8", "surrogateescape")) + len(
+        path.encode("utf-8", "surrogateescape"))
+    return size + 4 > APR_PATH_MAX
+
+
 def core_translate(document_root: str, uri: str) -> str:
     """``ap_core_translate``: DocumentRoot (without trailing slash) + the URL-path."""
     root = document_root[:-1] if document_root.endswith("/") and len(document_root) > 1 else \

@@ -6,8 +6,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from confmig.model import limits
 from confmig.model.alias import alias_redirect
-from confmig.model.mapping import core_translate, normalize_path, try_alias_list, unescape_path
+from confmig.model.mapping import (
+    APR_PATH_MAX,
+    core_translate,
+    merge_too_long,
+    normalize_path,
+    try_alias_list,
+    unescape_path,
+)
 from confmig.model.merge import AliasDir
 from confmig.model.rewriting import rewrite_request, run_server, server_rules
 from confmig.model.round import Round
@@ -85,6 +93,13 @@ def translate(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> bool
     if not rnd.uri.startswith("/"):
         ev.step("translate", f"invalid URI {rnd.uri!r} → 400")
         rnd.status = 400
+        return False
+    if merge_too_long(server.document_root, rnd.uri):
+        message = (f"DocumentRoot + URL-path is longer than APR_PATH_MAX ({APR_PATH_MAX} bytes):"
+                   " apr_filepath_merge fails (ENAMETOOLONG) → 403")
+        ev.step("translate", message)
+        limits.record(message)
+        rnd.status = 403
         return False
     rnd.filename = core_translate(server.document_root, rnd.uri)
     if ev.trace:

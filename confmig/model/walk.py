@@ -25,9 +25,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from confmig.model.expr import Expr, ExprError, ExprUnsupported, Lookup
-from confmig.model.mapping import StatCache
+from confmig.model.expr import Expr, ExprError, ExprEvalError, ExprUnsupported, Lookup
+from confmig.model.mapping import NAME_MAX, StatCache
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER, DirConfig, OptsState
+from confmig.model.rewrite.regex import to_bytes
 from confmig.model.sections import ConfigSection, SectionKind, section_label
 from confmig.model.site import DEFAULT_DOCUMENT_ROOT, Site, VirtualServer
 from confmig.model.site_builder import (
@@ -129,6 +130,11 @@ def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
         consumed += 1
         current = candidate
         if kind is None:
+            if len(name) * 4 > NAME_MAX and len(to_bytes(name)) > NAME_MAX:
+                # lstat fails with ENAMETOOLONG, not ENOENT: "access … failed" → 403
+                return DirWalk(sections, candidate, "", None, 403,
+                               f"File name too long: a path segment of {len(to_bytes(name))}"
+                               f" bytes (NAME_MAX {NAME_MAX})", skipped, opts.opts)
             found_kind = None
             break
         if kind == "file":
@@ -235,7 +241,7 @@ def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: b
 
 
 def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
-            unsupported: list[str]) -> list[ConfigSection]:
+            unsupported: list[str], clock: float | None = None) -> list[ConfigSection]:
     """``ap_if_walk``: ``<If>``/``<ElseIf>``/``<Else>`` chains; a matched section's own nested
     ``<If>``s are walked after the others.  A condition the model cannot evaluate counts as
     false and is reported in *unsupported*."""
@@ -248,9 +254,11 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         if entry.kind in ("if", "elseif"):
             assert entry.condition is not None
             try:
-                ok = entry.condition.evaluate(lookup)
+                ok = entry.condition.evaluate(lookup, clock)
             except ExprUnsupported as exc:
                 unsupported.append(f"{entry.label} at {entry.where}: cannot evaluate {exc}")
+                ok = False
+            except ExprEvalError:  # "Failed to evaluate <If > condition": false
                 ok = False
             prev = ok
             if not ok:
@@ -260,7 +268,7 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         out.append(entry)
         nested.extend(entry.core.ifs)
     if nested:
-        out.extend(if_walk(nested, lookup, unsupported))
+        out.extend(if_walk(nested, lookup, unsupported, clock))
     return out
 
 

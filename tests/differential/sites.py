@@ -10,6 +10,7 @@ from tests.differential import (
     sites_core,
     sites_corpus,
     sites_integration,
+    sites_limits,
     sites_logins,
     sites_rewrite,
     sites_rewrite_more,
@@ -20,7 +21,8 @@ from tests.differential.harness import SiteSpec
 @cache
 def _sites() -> tuple[SiteSpec, ...]:
     makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES,
-              *sites_rewrite_more.SITES, *sites_integration.SITES]
+              *sites_rewrite_more.SITES, *sites_integration.SITES,
+              *sites_limits.SITES]
     if sites_corpus.available():
         makers.extend(sites_corpus.SITES)
     return tuple(make() for make in makers)

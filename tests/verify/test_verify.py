@@ -202,7 +202,7 @@ def test_requests_file_and_json(apache_binary: object, tmp_path: Path) -> None:
     assert code == 2 and f"{bad}:1:" in err
 
 
-@pytest.mark.parametrize("target", ["nginx", "flask"])
+@pytest.mark.parametrize("target", ["flask"])
 def test_other_targets_are_not_available_yet(target: str) -> None:
     result = CliRunner().invoke(app, ["verify", "--to", target, str(FIXTURES / "demo-site")])
     assert result.exit_code == 2

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
+from confmig.model import limits
 from confmig.model.rewrite.expand import (
     compile_template,
     compile_value,
@@ -15,6 +16,7 @@ from confmig.model.rewrite.expand import (
     expand_tracking,
 )
 from confmig.model.rewrite.outcome import CondStep, Step
+from confmig.model.rewrite.regex import to_bytes
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, Rule
 from confmig.model.rewrite.state import EvalState
@@ -475,7 +477,7 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
         # The pattern test of apply_rewrite_rule.
         captures = rule.regex.search(subject)
         if trace:
-            st.steps.append(Step(rule, subject, (captures is not None) != rule.negate))
+            _add_step(st, Step(rule, subject, (captures is not None) != rule.negate))
         if (captures is not None) == rule.negate:
             rc = _NOMATCH
         else:
@@ -497,7 +499,7 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             if rule.chain:
                 while i < n and rules[i].chain:
                     if trace and i + 1 < n:
-                        st.steps.append(Step(rules[i + 1], "", False,
+                        _add_step(st, Step(rules[i + 1], "", False,
                                              note="skipped: chained to a rule that did not "
                                                   "match"))
                     i += 1
@@ -507,10 +509,14 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             subject = _subject(st)
         if not rule.nosub:
             result.lastsub = rule
-        if len(st.filename) > limit:
+        if len(st.filename) > limit // 4 and len(to_bytes(st.filename)) > limit:
+            # strlen(r->filename) > 2 * LimitRequestLine: bytes, not characters.
             result.status = 500
             result.value = ACTION_STATUS
-            _note(st, f"rewritten URL longer than {limit} bytes: 500")
+            message = (f"rewritten URL longer than {limit} bytes (2 × LimitRequestLine) "
+                       "→ 500")
+            _note(st, message)
+            limits.record(f"mod_rewrite: {message}")
             return result
         if st.vary:
             _merge_vary(st)
@@ -541,7 +547,10 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             if rounds >= rule.max_rounds:
                 result.status = 500
                 result.value = ACTION_STATUS
-                _note(st, f"exceeded maximum number of rounds ({rule.max_rounds}) via [N]: 500")
+                message = (f"exceeded maximum number of rounds ({rule.max_rounds}) via [N] "
+                           "→ 500")
+                _note(st, message)
+                limits.record(f"mod_rewrite: {message}")
                 return result
             if st.trace:
                 _note(st, f"[N]: starting round {rounds}")
@@ -552,6 +561,25 @@ def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
             i = min(i + rule.skip, n)
         i += 1
     return result
+
+
+# The explanation of one pass keeps the first TRACE_HEAD rule steps and the last TRACE_TAIL;
+# one marker in between counts the others (an [N] loop may try hundreds of thousands).
+TRACE_HEAD = 40
+TRACE_TAIL = 40
+
+
+def _add_step(st: EvalState, step: Step) -> None:
+    steps = st.steps
+    assert isinstance(steps, list)
+    if len(steps) >= TRACE_HEAD + TRACE_TAIL:
+        marker = steps[TRACE_HEAD]
+        if marker.omitted:
+            del steps[TRACE_HEAD + 1]
+            marker.omitted += 1
+        else:
+            steps[TRACE_HEAD] = Step(marker.rule, "", False, omitted=1)
+    steps.append(step)
 
 
 def _note(st: EvalState, text: str) -> None:

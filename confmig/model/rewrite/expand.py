@@ -22,6 +22,8 @@ from confmig.model.rewrite.variables import resolver
 
 # Token kinds
 _SPAN, _RAW, _VAR, _REF, _MAP = range(5)
+# The same kinds by public name, for readers of tokenize() (the nginx emitter).
+TOKEN_SPAN, TOKEN_RAW, TOKEN_VAR, TOKEN_REF, TOKEN_MAP = _SPAN, _RAW, _VAR, _REF, _MAP
 Token = tuple  # (kind, ...)
 _cache: dict[str, tuple[Token, ...]] = {}
 _SPECIALS = "\\$%"

@@ -10,6 +10,19 @@ from confmig.model.rewrite.rules import FILE_TESTS, INT_TESTS, Condition, Rule
 Action = Literal["none", "rewrite", "redirect", "forbidden", "gone", "proxy", "error"]
 
 
+SHOWN_MAX = 200  # characters of a subject or result shown in the explanation
+
+
+def shown(text: str) -> str:
+    """*text* for the explanation: a long one cut in the middle, with its length."""
+    if len(text) <= SHOWN_MAX:
+        return text
+    return f"{text[:SHOWN_MAX - 60]}…[{len(text)} characters]…{text[-40:]}"
+
+
+shown_text = shown  # (CondStep's __str__ has a local named ``shown``)
+
+
 @dataclass(slots=True)
 class CondStep:
     """One RewriteCond as evaluated: its expanded test string and the result."""
@@ -33,7 +46,7 @@ class CondStep:
         flags = f" {cond.flags_text}" if cond.flags_text else ""
         extra = f" ({self.detail})" if self.detail else ""
         verdict = "matched" if self.result else "not-matched"
-        return f"    cond '{self.test}' {shown}{flags} => {verdict}{extra}"
+        return f"    cond '{shown_text(self.test)}' {shown}{flags} => {verdict}{extra}"
 
 
 @dataclass(slots=True)
@@ -47,6 +60,7 @@ class Step:
     conds_ok: bool = True
     result: str | None = None  # substitution result (after expansion, before prefixing)
     note: str = ""
+    omitted: int = 0  # > 0: not a rule tried but a marker for that many steps left out
 
     @property
     def applied(self) -> bool:
@@ -54,17 +68,19 @@ class Step:
         return self.matched and self.conds_ok
 
     def __str__(self) -> str:
+        if self.omitted:
+            return f"… {self.omitted} more rule step(s) not shown …"
         loc = ""
         d = self.rule.directive
         if d is not None:
             loc = f" ({d.file}:{d.line})"
         neg = "!" if self.rule.negate else ""
         flags = f" {self.rule.flags_text}" if self.rule.flags_text else ""
-        head = (f"rule '{neg}{self.rule.pattern}'{flags} on '{self.subject}' => "
+        head = (f"rule '{neg}{self.rule.pattern}'{flags} on '{shown(self.subject)}' => "
                 f"{'matched' if self.matched else 'not-matched'}{loc}")
         lines = [head, *(str(c) for c in self.conditions)]
         if self.result is not None:
-            lines.append(f"    rewrite '{self.subject}' -> '{self.result}'")
+            lines.append(f"    rewrite '{shown(self.subject)}' -> '{shown(self.result)}'")
         if self.note:
             lines.append(f"    {self.note}")
         return "\n".join(lines)

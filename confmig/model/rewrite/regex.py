@@ -8,6 +8,17 @@ any non-UTF-8 byte intact), then decode the captured groups back the same way.
 
 ``ap_regexec`` is unanchored, so matching uses ``search`` (pcre2's ``match`` is anchored).
 Only ``$0``..``$9`` / ``%0``..``%9`` can be referenced (``AP_MAX_REG_MATCH`` is 10).
+
+Limits.  ``ap_regexec`` calls ``pcre2_match`` with no match context, so PCRE2's built-in
+limits apply (match limit 10,000,000, depth limit the same, heap limit 20 GB), and it never
+JIT-compiles.  When PCRE2 gives up (``PCRE2_ERROR_MATCHLIMIT`` and friends) ``ap_regexec``
+returns an error code, and every caller — mod_rewrite's rules and conditions
+(``rc = !ap_regexec(...)``), the ``<DirectoryMatch>``/``<FilesMatch>``/``<LocationMatch>``
+walks, mod_alias, mod_setenvif, ``ap_expr``'s ``=~``/``!~`` — takes any non-zero result as
+"no match" (so a negated pattern then holds).  We do the same here, in one place: patterns
+are compiled without JIT (the JIT counts its match limit differently, so it would give up at
+other points), matched with the binding's default limits (PCRE2's, the same as Apache's), and
+a limit reported by PCRE2 is "no match", recorded with :func:`confmig.model.limits.record`.
 """
 
 from __future__ import annotations
@@ -16,10 +27,13 @@ from collections.abc import Callable
 
 import pcre2
 
+from confmig.model import limits
+
 # PCRE2_DOLLAR_ENDONLY: the Python binding has no name for it, but passes the bit through.
 _DOLLAR_ENDONLY = 0x10
 _DEFAULT_FLAGS = pcre2.DOTALL | _DOLLAR_ENDONLY
 MAX_REG_MATCH = 10
+JIT = False  # Apache does not JIT (see the module docstring); measured: no cost to the model
 
 
 class UnsupportedEscape(ValueError):
@@ -95,7 +109,8 @@ class Regex:
         self.source = source
         self.nocase = nocase
         flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
-        self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags)
+        # No JIT: Apache does not JIT, and the JIT gives up at other points (see above).
+        self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
         self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
         self.search: Callable[[str], Captures | None] = self._searcher()
 
@@ -123,16 +138,30 @@ class Regex:
 
             def search(subject: str) -> Captures | None:
                 data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
-                m = _cy_match(code, data, len(data), 0, _CTX, 0)[0]
+                try:
+                    m = _cy_match(code, data, len(data), 0, _CTX, 0)[0]
+                except pcre2.LibraryError as exc:
+                    return self._gave_up(subject, exc)
                 return Captures(m, data, count) if m is not None else None
             return search
         pattern = self._pattern
 
         def public_search(subject: str) -> Captures | None:
             data = subject.encode("utf-8", "surrogateescape")
-            m = pattern.search(data)
+            try:
+                m = pattern.search(data)
+            except pcre2.LibraryError as exc:
+                return self._gave_up(subject, exc)
             return Captures(m, data, count) if m is not None else None
         return public_search
+
+    def _gave_up(self, subject: str, exc: pcre2.LibraryError) -> None:
+        """PCRE2 stopped (match, depth or heap limit): ``ap_regexec`` returns an error code,
+        which every caller takes as "no match"."""
+        limits.record(f"PCRE {exc} for pattern {shorten(self.source)!r} on "
+                      f"{shorten(subject)!r} ({len(to_bytes(subject))} bytes): Apache "
+                      "takes this as no match")
+        return None
 
     def __repr__(self) -> str:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
@@ -194,6 +223,13 @@ _TRIVIAL: dict[str, tuple[bool, bool, int]] = {
 }
 
 
+def shorten(text: str, keep: int = 60) -> str:
+    """*text* cut to about *keep* characters for a message (start and end kept)."""
+    if len(text) <= keep:
+        return text
+    return f"{text[:keep - 20]}…{text[-15:]}"
+
+
 def _first_byte(subject: str) -> str:
     return subject[0] if subject[0] < "\x80" else from_bytes(to_bytes(subject)[:1])
 
@@ -211,7 +247,7 @@ def _fast_path_works() -> bool:
     if _cy_match is None:
         return False
     try:
-        p = pcre2.compile(b"^(a)(x)?(b+)$", _DEFAULT_FLAGS)
+        p = pcre2.compile(b"^(a)(x)?(b+)$", _DEFAULT_FLAGS, jit=False)
         m = _cy_match(p._pcre2_code, b"abb", 3, 0, _CTX, 0)[0]
         miss = _cy_match(p._pcre2_code, b"zz", 2, 0, _CTX, 0)[0]
         return (miss is None and m is not None

@@ -1,0 +1,114 @@
+"""Apache regexes as nginx regexes with the same meaning.
+
+Apache compiles every pattern with ``DOTALL`` and ``DOLLAR_ENDONLY``
+(:mod:`confmig.model.rewrite.regex`); nginx compiles with neither, so ``(?s)`` is prepended
+and every ``$`` anchor becomes ``\\z`` (the end of the subject only).
+
+A per-directory pattern sees the URL-path with the directory's prefix removed; nginx matches
+the whole ``$uri``.  :func:`per_directory` anchors the prefix and lets the pattern search the
+rest exactly as Apache searches the stripped string: ``^PREFIX.*?(?:P)`` tries the same start
+offsets in the same order, and every ``^`` of *P* (the start of the stripped string) becomes
+a look-behind for the prefix.  Group numbers are unchanged (only non-capturing groups are
+added).  :func:`basename` does the same for ``<Files>``/``<FilesMatch>``, which Apache
+matches against the last path component.
+"""
+
+from __future__ import annotations
+
+import re
+
+_MULTILINE = re.compile(r"\(\?[a-zA-Z]*m[a-zA-Z-]*[:)]")
+
+
+class Untranslatable(ValueError):
+    """A pattern whose meaning would change (the message says why)."""
+
+
+def _scan(pattern: str, anchor: str) -> str:
+    """Replace the anchors of *pattern* outside character classes: ``^`` by *anchor*,
+    ``$`` by ``\\z`` (DOLLAR_ENDONLY).  Refuses what the rewriting cannot keep exact."""
+    return _scan_counting(pattern, anchor)[0]
+
+
+def _scan_counting(pattern: str, anchor: str) -> tuple[str, int, bool]:
+    """:func:`_scan`, also counting the ``^`` anchors and telling whether *pattern* has an
+    alternation at its top level."""
+    if _MULTILINE.search(pattern):
+        raise Untranslatable("multi-line mode changes ^ and $")
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    in_class = False
+    anchors = depth = 0
+    top_alternation = False
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            nxt = pattern[i + 1:i + 2]
+            if nxt in ("A", "G", "K", "Q"):
+                raise Untranslatable(f"\\{nxt} in a pattern")
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            out.append(ch)
+            i += 1
+            continue
+        if ch == "[":
+            in_class = True
+            out.append(ch)
+            i += 1
+            # a ']' right after '[' or '[^' is a literal
+            if pattern[i:i + 1] == "^":
+                out.append("^")
+                i += 1
+            if pattern[i:i + 1] == "]":
+                out.append("]")
+                i += 1
+            continue
+        if ch == "(" and pattern[i + 1:i + 4] in ("?<=", "?<!"):
+            raise Untranslatable("a look-behind would see the directory prefix")
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            top_alternation = True
+        if ch == "^":
+            anchors += 1
+            out.append(anchor)
+        elif ch == "$":
+            out.append(r"\z")
+        else:
+            out.append(ch)
+        i += 1
+    if in_class:
+        raise Untranslatable("unterminated character class")
+    return "".join(out), anchors, top_alternation
+
+
+def per_directory(pattern: str, prefix: str, nocase: bool) -> str:
+    """The nginx regex (against ``$uri``) for per-directory *pattern* under URL *prefix*."""
+    quoted = re.escape(prefix).replace("\\/", "/")
+    look = f"(?<=^{quoted})"
+    body, anchors, alternation = _scan_counting(pattern, look)
+    flags = "(?i)" if nocase else ""
+    if anchors == 1 and not alternation and body.startswith(look):
+        # "^P" with no other anchor: the prefix, then P at once (the readable common case)
+        rest = body[len(look):]
+        return f"(?s)^{quoted}(?i:{rest})" if flags else f"(?s)^{quoted}{rest}"
+    # The prefix itself is compared as Apache does, byte for byte; only P is caseless.
+    return f"(?s)^{quoted}.*?(?:{flags}{body})" if flags else f"(?s)^{quoted}.*?(?:{body})"
+
+
+def url_path(pattern: str, nocase: bool = False) -> str:
+    """A pattern Apache matches against the whole URL-path (``RedirectMatch``)."""
+    body = _scan(pattern, "^")
+    return f"(?s){'(?i)' if nocase else ''}{body}"
+
+
+def basename(pattern: str) -> str:
+    """The nginx location regex for a ``<FilesMatch>`` pattern (last path component)."""
+    body = _scan(pattern, "(?<=/)")
+    return f"(?s)/(?=[^/]*\\z)[^/]*?(?:{body})"

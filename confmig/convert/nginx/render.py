@@ -1,0 +1,528 @@
+"""The site plan as one nginx ``server { }`` (jinja2 templates next to this module).
+
+Every URL space of the plan is a location with *everything* in force there written out (the
+plan has merged it already), so nothing depends on nginx's own inheritance — in particular not
+on its rule that a level with an ``add_header`` of its own drops every inherited one:
+
+* ``location /`` for the document root, ``location ^~ /dir/`` for a directory with its own
+  configuration (``^~``: no regex location of another scope can take its requests), and
+  ``location = /dir`` for the directory requested without its slash (Apache applies the
+  directory's own configuration to it, but none of its rewrite rules);
+* inside, ``<Files>``/``<FilesMatch>`` as nested regex locations (denials first: only one
+  regex location wins in nginx);
+* access denials as ``return`` first in the location: nginx runs the rewrite phase before
+  its access phase, Apache checks access before its per-directory rewriting.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from confmig.convert.nginx.regex import Untranslatable, basename, url_path
+from confmig.convert.nginx.rewrite import q, translate
+from confmig.model.merge import error_document_kind
+from confmig.model.plan import FilesScope, Scope, Settings, SitePlan, Source
+
+NGINX_MIME_TYPES = "/etc/nginx/mime.types"
+MAX_TREE_FILES = 5000
+#: Response headers the servers make themselves: a ``Header unset`` of one has no
+#: ``add_header`` form.
+NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-type",
+                            "content-length", "server", "date", "cache-control", "expires",
+                            "location", "vary"})
+
+
+@dataclass
+class NginxOptions:
+    listen: str = "127.0.0.1:8080"
+    server_name: str | None = None
+    mime_types: str = NGINX_MIME_TYPES
+
+
+@dataclass
+class EmitNote:
+    """A construct the output does not reproduce faithfully (or, without
+    ``changes_behaviour``, something worth knowing)."""
+
+    source: Source
+    directive: str
+    reason: str
+    scope: str
+    changes_behaviour: bool = True
+
+
+@dataclass
+class Location:
+    match: str
+    comments: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    nested: list[Location] = field(default_factory=list)
+
+
+@dataclass
+class NginxOutput:
+    """The whole file (``text``) and its parts: ``http`` (``map`` blocks for the ``http {}``
+    context) and ``body`` (inside ``server {}``, after ``listen``/``server_name``/``root``)."""
+
+    text: str
+    http: str
+    body: str
+    notes: list[EmitNote]
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("confmig.convert.nginx", "templates"),
+        undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
+        lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def _render(template: str, **context: Any) -> str:
+    return _environment().get_template(template).render(**context)
+
+
+def read_nginx_types(path: str) -> dict[str, str]:
+    """nginx's ``mime.types``: extension → type (empty when the file is absent)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    inside = text.split("{", 1)[-1].rsplit("}", 1)[0]
+    for statement in inside.split(";"):
+        words = statement.split()
+        for ext in words[1:]:
+            out[ext.lower()] = words[0]
+    return out
+
+
+class Renderer:
+    """One plan → one nginx server (collects the ``map`` blocks and the notes)."""
+
+    def __init__(self, plan: SitePlan, options: NginxOptions) -> None:
+        self.plan = plan
+        self.options = options
+        self.notes: list[EmitNote] = []
+        self.maps: dict[tuple[str, ...], str] = {}
+        self.map_blocks: list[str] = []
+        self.amp_args = False
+        self.uses_charset = False
+        self.nginx_types = read_nginx_types(options.mime_types)
+        self.type_overrides = self._type_overrides()
+        self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
+
+    # -- whole server ---------------------------------------------------------------------
+
+    def render(self) -> NginxOutput:
+        for note in self.plan.notes:
+            self.notes.append(EmitNote(note.source, note.directive, note.reason, note.scope,
+                                       note.changes_behaviour))
+        locations = []
+        for scope in sorted(self.plan.scopes, key=lambda s: s.url):
+            locations.extend(self._scope_locations(scope))
+        server_lines = self._server_lines()
+        http_lines = list(self.map_blocks)
+        if self.amp_args:
+            http_lines[:0] = ['map $args $confmig_amp_args {', '    "" "";',
+                              '    default "&$args";', "}"]
+        body = _render("body.conf.j2", server_lines=server_lines, locations=locations)
+        http = "\n".join(http_lines) + ("\n" if http_lines else "")
+        header = [
+            f"Generated by confmig convert --to nginx from {self.plan.document_root}",
+            "(one server { } for the http { } context; every block names its Apache source)",
+        ]
+        text = _render("site.conf.j2", header=header, http_lines=http_lines,
+                       listen=self.options.listen,
+                       server_name=self.options.server_name or " ".join(
+                           [self.plan.server_name, *self.plan.server_aliases]),
+                       root=q(self.plan.document_root), body=body)
+        return NginxOutput(text, http, body, self.notes)
+
+    def _server_lines(self) -> list[str]:
+        lines = [
+            "# Apache refuses an encoded slash or NUL in the path (AllowEncodedSlashes Off):",
+            "# 404 before any location is chosen (nginx would decode them and match on).",
+            'if ($request_uri ~ "^[^?]*%(?:2[fF]|00)") { return 404; }',
+            "",
+            *(["# Content types: nginx's mime.types, with Apache's TypesConfig where it "
+               "differs for", "# the files of the site (" + ", ".join(
+                   f".{e}" for e in sorted(self.type_overrides)) + ")",
+               *self._types_block([])] if self.type_overrides else []),
+            '# Apache sends no Content-Type for a file of unknown type.',
+            'default_type "";',
+        ]
+        if self.uses_charset:
+            lines += ["# AddDefaultCharset: Apache adds the charset to text/plain and "
+                      "text/html only", "# (nginx always includes text/html).",
+                      "charset_types text/plain;"]
+        return lines
+
+    def _types_block(self, extra: list[tuple[str, str]]) -> list[str]:
+        """A complete ``types { }``: nginx's mime.types with Apache's differences and
+        *extra* (AddType) applied — a ``types`` block replaces the inherited map, and
+        mime.types cannot be included inside one (it is a ``types`` block itself)."""
+        entries = dict(self.nginx_types)
+        entries.update(self.type_overrides)
+        for ext, mime in extra:
+            entries[ext.lower().lstrip(".")] = mime
+        by_type: dict[str, list[str]] = {}
+        for ext, mime in sorted(entries.items()):
+            by_type.setdefault(mime, []).append(ext)
+        lines = ["types {"]
+        for mime in sorted(by_type):
+            lines.append(f"    {mime} {' '.join(by_type[mime])};")
+        lines.append("}")
+        return lines
+
+    def _server_type(self, ext: str) -> str | None:
+        """The type the server level gives extension *ext*."""
+        ext = ext.lower().lstrip(".")
+        return self.type_overrides.get(ext, self.nginx_types.get(ext))
+
+    def _type_overrides(self) -> dict[str, str]:
+        """Extensions of the site's files whose type differs between Apache's TypesConfig
+        and nginx's mime.types (only the last extension counts for nginx)."""
+        nginx_types = self.nginx_types
+        apache = self.plan.types_config
+        out: dict[str, str] = {}
+        count = 0
+        for current, dirs, files in os.walk(self.plan.document_root):
+            dirs.sort()
+            for name in sorted(files):
+                count += 1
+                if count > MAX_TREE_FILES:
+                    return out
+                if "." not in name.lstrip("."):
+                    continue
+                ext = name.rsplit(".", 1)[1].lower()
+                wanted = apache.get(ext)
+                if wanted is None:
+                    if ext in nginx_types:
+                        self.notes.append(EmitNote(
+                            Source(os.path.join(current, name), 0), "TypesConfig",
+                            f"Apache knows no type for .{ext}; nginx sends "
+                            f"{nginx_types[ext]}", current))
+                    continue
+                if nginx_types.get(ext) != wanted:
+                    out[ext] = wanted
+        return out
+
+    # -- one scope ------------------------------------------------------------------------
+
+    def _scope_locations(self, scope: Scope) -> list[Location]:
+        """The scope's locations, with every note made while building them as a comment
+        at the top of its main location (the place the construct would go)."""
+        before = len(self.notes)
+        out = self._build_scope_locations(scope)
+        main = out[-1]
+        seen: set[str] = set()
+        notes = [n for n in self.plan.notes if n.scope == scope.directory]
+        for note in [*notes, *self.notes[before:]]:
+            text = (f"{'untranslatable' if note.changes_behaviour else 'note'}: "
+                    f"{note.source} {note.directive}: {note.reason}")
+            if text not in seen:
+                seen.add(text)
+                main.lines.insert(len(seen) - 1, "# " + text)
+        return out
+
+    def _build_scope_locations(self, scope: Scope) -> list[Location]:
+        sid = self.scope_ids[scope.directory]
+        where = ", ".join(str(s) for s in scope.sources) or "server configuration"
+        main = Location("/" if scope.url == "/" else f"^~ {q(scope.url)}",
+                        [f"{scope.directory} ({where})"])
+        main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
+        for files in self._ordered_files(scope):
+            main.nested.append(self._files_location(scope, files, sid))
+        if rewrite_out is not None:
+            for url in rewrite_out.exact_static:
+                plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
+                plain.lines, _ = self._settings_lines(scope, scope.settings, sid, False)
+                main.nested.append(plain)
+        out = [main]
+        if scope.url != "/":
+            bare = Location(f"= {q(scope.url.rstrip('/'))}",
+                            [f"{scope.url.rstrip('/')} without its slash: the same "
+                             "configuration"])
+            # Apache runs no rules of the directory's own .htaccess for it (mod_dir
+            # answers 301; RewriteOptions AllowNoSlash), but inherited ones do run.
+            rw = scope.settings.rewrite
+            rules = rw is not None and (rw.directory.rstrip("/") != scope.directory
+                                        or "AllowNoSlash" in rw.options)
+            bare.lines, _ = self._settings_lines(scope, scope.settings, sid + "s", rules)
+            out.insert(0, bare)
+        return out
+
+    def _ordered_files(self, scope: Scope) -> list[FilesScope]:
+        base = scope.settings.access
+        relevant = []
+        for files in scope.files:
+            if files.only_access and files.settings.access == base:
+                continue
+            relevant.append(files)
+        # denials first: nginx uses the first regex location that matches
+        return sorted(relevant, key=lambda f: f.settings.access.decision == "granted")
+
+    def _files_location(self, scope: Scope, files: FilesScope, sid: str) -> Location:
+        try:
+            regex = basename(files.basename_regex)
+        except Untranslatable as exc:
+            self._note(files.source, files.label, f"{exc}: the whole directory is denied",
+                       scope.directory)
+            return Location(f"~ {q('.')}", [f"{files.source} {files.label} (untranslatable)"],
+                            ["return 403;"])
+        loc = Location(f"~ {q(regex)}", [f"{files.source} {files.label}"])
+        if files.only_access and files.settings.access.decision != "granted":
+            loc.lines = self._access_lines(scope, files.settings, files.source)
+            return loc
+        loc.lines, _ = self._settings_lines(scope, files.settings, sid + "f", True)
+        return loc
+
+    def _note(self, source: Source | None, directive: str, reason: str, scope: str,
+              changes: bool = True) -> None:
+        self.notes.append(EmitNote(source or Source(scope, 0), directive, reason, scope,
+                                   changes))
+
+    def _access_lines(self, scope: Scope, settings: Settings,
+                      source: Source | None = None) -> list[str]:
+        access = settings.access
+        where = access.source or source
+        if access.decision == "granted":
+            return []
+        if access.decision == "conditional":
+            self._note(where, "Require", f"access {access.why}: not translated, denied "
+                                         "(403) for everyone", scope.directory)
+            return [f"# {where}: access depends on the request ({access.why}); denied",
+                    "return 403;"]
+        if access.status == 401:
+            self._note(where, "AuthType", "authentication is not translated: denied (403) "
+                                          "instead of asking for credentials (401)",
+                       scope.directory)
+            return [f"# {where}: authentication required (not translated): denied",
+                    "return 403;"]
+        return [f"# {where}: {access.why or 'denied'}", f"return {access.status};"]
+
+    def _settings_lines(self, scope: Scope, settings: Settings, sid: str,
+                        with_rewrite: bool) -> tuple[list[str], Any]:
+        lines = self._access_lines(scope, settings)
+        if lines and lines[-1].startswith("return"):
+            # Apache still answers with the error documents and headers in force here.
+            return lines + self._content_lines(scope, settings), None
+        lines += self._redirect_lines(scope, settings)
+        rewrite_out = None
+        if with_rewrite and settings.rewrite is not None:
+            rewrite_out = translate(settings.rewrite, sid)
+            self.amp_args |= rewrite_out.uses_amp_args
+            for note in rewrite_out.notes:
+                self._note(note.source, note.directive, note.reason, scope.directory,
+                           note.changes_behaviour)
+            lines += rewrite_out.lines
+        lines += self._content_lines(scope, settings)
+        if rewrite_out is not None and rewrite_out.try_files:
+            lines.append(f"try_files {rewrite_out.try_files};")
+        elif settings.fallback and with_rewrite:
+            lines += self._fallback_lines(scope, settings)
+        return lines, rewrite_out
+
+    def _fallback_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        target = settings.fallback or ""
+        if target.lower() == "disabled":
+            return []
+        if not target.startswith("/"):
+            self._note(None, "FallbackResource", f"relative target {target}: not translated",
+                       scope.directory)
+            return []
+        return ["# FallbackResource", f"try_files $uri $uri/ {target}$is_args$args;"]
+
+    def _redirect_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        lines: list[str] = []
+        for redirect in settings.redirects:
+            lines.append(f"# {redirect.source} "
+                         f"{'RedirectMatch' if redirect.regex else 'Redirect'} "
+                         f"{redirect.status} {redirect.pattern} {redirect.target or ''}".rstrip())
+            try:
+                if redirect.regex:
+                    regex = url_path(redirect.pattern)
+                else:
+                    regex = "^" + _escape(redirect.pattern.rstrip("/")) + (
+                        "(/.*)?\\z" if not redirect.pattern.endswith("/") else "/(.*)\\z")
+            except Untranslatable as exc:
+                self._note(redirect.source, "RedirectMatch", f"{exc}: denied",
+                           scope.directory)
+                lines.append("return 403;")
+                continue
+            if redirect.target is None:
+                lines.append(f"if ($uri ~ {q(regex)}) {{ return {redirect.status}; }}")
+                continue
+            target = redirect.target
+            if not redirect.regex:
+                target += "$1" if not redirect.pattern.endswith("/") else "/$1"
+            if "$" in redirect.target.replace("$", "", 0) and not redirect.regex:
+                self._note(redirect.source, "Redirect", "a '$' in the target", scope.directory)
+            if not target.startswith(("http://", "https://")):
+                target = "${scheme}://${http_host}" + target
+            query = "" if "?" in redirect.target else "$is_args$args"
+            lines.append(f"if ($uri ~ {q(regex)}) {{ return {redirect.status} "
+                         f"{q(target + query)}; }}")
+        return lines
+
+    def _content_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        lines: list[str] = []
+        src = f"{settings.index_source}: " if settings.index_source else ""
+        lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}")
+        lines.append(f"index {' '.join(settings.index)};")
+        lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
+        if not settings.follow_symlinks:
+            lines.append("disable_symlinks on;")
+        if not settings.slash:
+            self._note(None, "DirectorySlash", "DirectorySlash Off: nginx still redirects a "
+                                               "directory to its slash", scope.directory)
+        if settings.multiviews:
+            self._note(None, "Options", "MultiViews: content negotiation is not translated",
+                       scope.directory)
+        for code, target, source in settings.error_documents:
+            kind = error_document_kind(target)
+            if kind == "text":
+                self._note(source, "ErrorDocument", "a message text: not translated",
+                           scope.directory)
+                continue
+            lines.append(f"error_page {code} {q(target)};  # {source}")
+        if settings.force_type:
+            lines += ["# ForceType", "types { }", f"default_type {settings.force_type};"]
+        elif any(self._server_type(ext) != mime for ext, mime in settings.types):
+            lines += ["# AddType (nginx's types { } replaces the inherited map: all of it "
+                      "again)", *self._types_block(list(settings.types))]
+        for ext, _charset in settings.charsets:
+            self._note(None, "AddCharset", f".{ext}: per-extension charsets are not "
+                                           "translated", scope.directory)
+        for ext, handler in settings.handlers:
+            self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
+                                           "(the file is served as it is)", scope.directory,
+                       changes=False)
+        if settings.handler:
+            self._note(None, "SetHandler", f"{settings.handler}: not translated",
+                       scope.directory)
+        if settings.default_charset:
+            self.uses_charset = True
+            lines.append(f"charset {settings.default_charset};")
+        lines += self._expires_lines(scope, settings)
+        lines += self._header_lines(scope, settings)
+        return lines
+
+    def _expires_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        exp = settings.expires
+        if exp is None:
+            return []
+        entries = []
+        for mime, code in exp.by_type:
+            entries.append((f"~*^(?:2\\d\\d|304):{_escape(mime)}(?:;|\\z)", code))
+        if exp.default:
+            entries.append(("~^(?:2\\d\\d|304):", exp.default))
+        rows = []
+        for key, code in entries:
+            if not code.startswith("A"):
+                self._note(None, "ExpiresByType", f"{code}: expiry from the modification "
+                                                  "time is not translated", scope.directory)
+                continue
+            seconds = int("".join(ch for ch in code[1:] if ch.isdigit()) or "0")
+            rows.append((key, str(seconds)))
+        if not rows:
+            return []
+        name = self._map('"$status:$sent_http_content_type"', rows, "off")
+        return ["# ExpiresActive On: ExpiresByType/ExpiresDefault for the responses Apache "
+                "serves", f"expires {name};"]
+
+    def _header_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
+        expires = settings.expires is not None
+        for header in settings.headers:
+            entry = header.entry
+            table = tables[entry.always]
+            low = entry.name.lower()
+            if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
+                    or "%" in (entry.value or ""):
+                self._note(header.source, "Header", "a condition, format or edit: not "
+                                                    "translated", scope.directory)
+                continue
+            if low in ("cache-control", "expires") and expires and entry.action != "unset":
+                self._note(header.source, "Header", f"{entry.name} together with "
+                                                    "mod_expires: nginx would send both",
+                           scope.directory)
+                continue
+            if low == "content-type":
+                self._note(header.source, "Header", "Content-Type: use AddType/ForceType",
+                           scope.directory)
+                continue
+            value = entry.value or ""
+            existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
+            if entry.action == "unset":
+                if not existing and low in NATIVE_HEADERS:
+                    self._note(header.source, "Header", f"unset {entry.name}: a header the "
+                                                        "server sends itself", scope.directory)
+                table[:] = [(n, v) for n, v in table if n.lower() != low]
+            elif entry.action == "set":
+                table[:] = [(n, v) for n, v in table if n.lower() != low]
+                table.append((entry.name, value))
+            elif entry.action == "setifempty":
+                if not existing:
+                    table.append((entry.name, value))
+            elif entry.action == "add":
+                table.append((entry.name, value))
+            elif entry.action in ("append", "merge"):
+                if existing:
+                    i = existing[0]
+                    old = table[i][1]
+                    parts = [p.strip() for p in old.split(",")]
+                    if entry.action == "append" or value not in parts:
+                        table[i] = (table[i][0], f"{old}, {value}")
+                    table[:] = [t for j, t in enumerate(table) if j not in existing[1:]]
+                else:
+                    table.append((entry.name, value))
+        lines = []
+        for name, value in tables[True]:
+            lines.append(f"add_header {name} {q(value)} always;")
+        # Apache's "onsuccess" headers reach what a handler served: 2xx, 304 and the
+        # error documents it serves from a local path.
+        served = "|".join(["2\\d\\d", "304", *(str(code) for code, target, _ in
+                                                 settings.error_documents
+                                                 if error_document_kind(target) == "path")])
+        for name, value in tables[False]:
+            var = self._map("$status", [(f"~^(?:{served})\\z", q(value))], '""')
+            lines.append(f"add_header {name} {var} always;")
+        if lines:
+            lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
+                            "through a map)")
+        return lines
+
+    def _map(self, source: str, rows: list[tuple[str, str]], default: str) -> str:
+        key = (source, default, *(f"{k}\0{v}" for k, v in rows))
+        name = self.maps.get(key)
+        if name is None:
+            name = f"$confmig_map{len(self.maps) + 1}"
+            self.maps[key] = name
+            block = [f"map {source} {name} {{"]
+            for k, v in rows:
+                block.append(f"    {q(k)} {v};")
+            block.append(f"    default {default};")
+            block.append("}")
+            self.map_blocks.extend(block)
+        return name
+
+
+def _escape(text: str) -> str:
+    """A literal for a PCRE (as confmig writes it)."""
+    out = []
+    for ch in text:
+        out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
+    return "".join(out)
+
+
+def render_plan(plan: SitePlan, options: NginxOptions | None = None) -> NginxOutput:
+    """The nginx configuration for *plan*."""
+    return Renderer(plan, options or NginxOptions()).render()

@@ -1,0 +1,493 @@
+"""A scope's per-directory mod_rewrite ruleset (from the site plan) as nginx directives.
+
+Idiomatic where a pattern allows it, exact everywhere else, never looser:
+
+* the front controller (``!-f`` + ``!-d`` + one catch-all rule, optionally after
+  ``^literal$ - [L]`` rules) becomes ``try_files $uri $uri/ TARGET$is_args$args`` — nginx
+  answers a directory without its slash with a 301 and one without an index with 403, as
+  Apache's mod_dir does once the rules let directories through;
+* a rule without conditions becomes one ``rewrite`` (``last`` for ``[L]``, ``permanent`` or
+  ``redirect`` for ``[R=301|302]``) or an ``if`` with ``return``/``break``;
+* conditions become ``if`` lines that each set a flag (``set`` and ``return``/``rewrite``
+  are what nginx allows safely inside ``if``), the rule's own pattern last so that ``$1``… are
+  its captures; ``%N`` comes from the last condition that matched (saved in a variable);
+* a rule that rewrites a URL to itself stops the rules and serves it (Apache makes no
+  internal redirect then; nginx's ``last`` would loop until its 500): the target is
+  compared with ``$uri`` first.
+
+A rule that cannot be translated exactly is kept as a comment, reported, and replaced by a
+denial for the URLs its pattern matches (for the whole location when even the pattern cannot
+be translated): nginx may then answer 403 where Apache would not, never the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from confmig.convert.nginx.regex import Untranslatable, per_directory, url_path
+from confmig.model.plan import RewritePlan, Source
+from confmig.model.rewrite.expand import (
+    TOKEN_MAP,
+    TOKEN_RAW,
+    TOKEN_REF,
+    TOKEN_SPAN,
+    TOKEN_VAR,
+    tokenize,
+)
+from confmig.model.rewrite.rules import Condition, Rule
+
+#: mod_rewrite variables with an nginx variable of the same value.
+VARIABLES = {
+    "HTTP_HOST": "http_host", "REQUEST_URI": "uri", "QUERY_STRING": "args",
+    "REQUEST_METHOD": "request_method", "REQUEST_FILENAME": "request_filename",
+    "SCRIPT_FILENAME": "request_filename", "THE_REQUEST": "request",
+    "HTTP_USER_AGENT": "http_user_agent", "HTTP_REFERER": "http_referer",
+    "HTTP_COOKIE": "http_cookie", "HTTP_ACCEPT": "http_accept", "REMOTE_ADDR": "remote_addr",
+    "DOCUMENT_ROOT": "document_root", "SERVER_PROTOCOL": "server_protocol",
+    "REQUEST_SCHEME": "scheme",
+}
+CATCH_ALL = frozenset({".", "^", "^(.*)$", ".*", "^.*$", "(.*)", "^(.+)$", ".+", "^/?(.*)$"})
+FILE_TESTS = {"-f": "-f", "-d": "-d", "-x": "-x"}
+#: What the internal rewrites of a location need to know about the request's own URL.
+PREAMBLE = [
+    "# $confmig_slash: 0 for a directory requested without its slash (mod_dir's 301 comes",
+    "# before an internal rewrite takes effect).  $confmig_mapped: not empty when the URL",
+    "# maps to a file with no PATH_INFO (it exists, or only its last part is missing).",
+    "set $confmig_slash 1;",
+    "if (-d $request_filename) { set $confmig_slash 0; }",
+    'if ($uri ~ "/\\z") { set $confmig_slash 1; }',
+    'set $confmig_mapped "";',
+    'set $confmig_parent "";',
+    "if (-e $request_filename) { set $confmig_mapped e; }",
+    'if ($request_filename ~ "^(.*)/[^/]+\\z") { set $confmig_parent $1; }',
+    'if (-d $confmig_parent) { set $confmig_mapped "${confmig_mapped}p"; }',
+]
+
+
+@dataclass
+class RuleNote:
+    """A rule (or part of one) not translated faithfully."""
+
+    source: Source
+    directive: str
+    reason: str
+    changes_behaviour: bool = True
+
+
+@dataclass
+class RewriteOut:
+    """What a scope's ruleset becomes inside its ``location``."""
+
+    lines: list[str] = field(default_factory=list)
+    try_files: str | None = None
+    exact_static: list[str] = field(default_factory=list)  # `location = X {}` (no rules)
+    notes: list[RuleNote] = field(default_factory=list)
+    uses_amp_args: bool = False
+    internal: bool = False  # some rule rewrites internally: the location needs PREAMBLE
+
+
+def q(text: str) -> str:
+    """*text* as one double-quoted nginx argument.  nginx turns ``\\"``, ``\\'``,
+    ``\\\\``, ``\\t``, ``\\r``, ``\\n`` inside quotes into one character and keeps any other
+    backslash as written, so only a backslash before one of those (or at the end) is doubled:
+    regexes stay readable (``"\\.php\\z"``)."""
+    out: list[str] = []
+    for i, ch in enumerate(text):
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\" if text[i + 1:i + 2] in ('"', "'", "\\", "t", "r", "n", "")
+                       else "\\")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+qr = q
+
+
+def translate(plan: RewritePlan, scope_id: str) -> RewriteOut:
+    """The nginx form of *plan* for the scope whose variables are named after *scope_id*."""
+    out = RewriteOut()
+    rules = list(plan.rules)
+    if not rules:
+        return out
+    fc = _front_controller(plan, rules, out)
+    if fc:
+        return out
+    body: list[str] = []
+    out.lines, saved_lines = body, out.lines
+    index = 0
+    while index < len(rules):
+        rule = rules[index]
+        group = [rule]
+        while group[-1].chain and index + len(group) < len(rules):
+            group.append(rules[index + len(group)])
+        index += len(group)
+        number = f"{scope_id}_{index}"
+        out.lines.append(f"# {_where(rule)} {_text(rule)}")
+        try:
+            if len(group) > 1:
+                raise Untranslatable("[C] chains are not translated")
+            out.lines += _rule(plan, rule, number, out, last=index >= len(rules))
+        except Untranslatable as exc:
+            out.lines += _deny(plan, rule, str(exc), out)
+    out.lines = saved_lines + (PREAMBLE if out.internal else []) + body
+    return out
+
+
+def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> bool:
+    """``[^literal$ - [L]]* + !-f !-d catch-all → target`` as try_files."""
+    *before, last = rules
+    for rule in before:
+        literal = _literal(rule.pattern)
+        if (rule.substitution != "-" or not rule.last or rule.conditions or rule.negate
+                or literal is None or _side_effects(rule)):
+            return False
+    conds = {(c.test, c.kind, c.negate) for c in last.conditions}
+    wanted = {("%{REQUEST_FILENAME}", "-f", True), ("%{REQUEST_FILENAME}", "-d", True)}
+    if (conds != wanted or len(last.conditions) != 2 or last.pattern not in CATCH_ALL
+            or last.negate or last.redirect or last.status_flag or last.nosub
+            or _side_effects(last) or last.qsdiscard or last.qslast):
+        return False
+    target = last.substitution
+    if any(tok[0] != TOKEN_SPAN for tok in tokenize(target)) or "?" in target \
+            or target.startswith(("http://", "https://")):
+        return False
+    if not target.startswith("/"):
+        target = plan.relative_to + target
+    out.lines.append(f"# {_where(last)} front controller: "
+                     f"{', '.join(str(c) for c in last.conditions)}; {_text(last)}")
+    out.try_files = f"$uri $uri/ {target}$is_args$args"
+    for rule in before:
+        literal = _literal(rule.pattern)
+        assert literal is not None
+        out.lines.append(f"# {_where(rule)} {_text(rule)}: served as it is (no rules)")
+        out.exact_static.append(plan.strip + literal)
+    return True
+
+
+def _literal(pattern: str) -> str | None:
+    """``^index\\.php$`` → ``index.php`` (None unless a plain anchored literal)."""
+    if not (pattern.startswith("^") and pattern.endswith("$")):
+        return None
+    body = pattern[1:-1]
+    text = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body) and not body[i + 1].isalnum():
+            text.append(body[i + 1])
+            i += 2
+            continue
+        if not (ch.isalnum() or ch in "-_/"):
+            return None
+        text.append(ch)
+        i += 1
+    return "".join(text)
+
+
+def _side_effects(rule: Rule) -> bool:
+    return bool(rule.env or rule.cookies or rule.mime_type or rule.handler or rule.skip
+                or rule.next or rule.chain or rule.proxy or rule.end)
+
+
+def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: bool
+          ) -> list[str]:
+    if rule.proxy:
+        raise Untranslatable("[P] proxies (not modelled)")
+    if rule.skip or rule.next:
+        raise Untranslatable("[S]/[N] change the flow of the rules")
+    if rule.end and not rule.nosub:
+        raise Untranslatable("[END] after a rewrite has no nginx form (nginx re-runs the "
+                             "target location's rules)")
+    if rule.cookies:
+        out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
+    if rule.mime_type or rule.handler:
+        raise Untranslatable("[T]/[H] change the type or handler")
+    if rule.env:
+        out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                  "[E=…] sets an environment variable nginx has no place for "
+                                  "(only scripts and env= conditions read it)"))
+        if rule.nosub and not (rule.status_flag or rule.last):
+            return [f"# {_where(rule)} only sets environment variables: left out"]
+    if rule.backref_escapes or rule.escape_backrefs or rule.backref_noplus or rule.qslast \
+            or rule.discard_path_info or rule.unsafe_allow_3f or rule.unsafe_prefix_stat:
+        raise Untranslatable("[B]/[BNP]/[QSL]/[DPI]/[UnsafeAllow3F] are not translated")
+    regex = per_directory(rule.pattern, plan.strip, rule.nocase)
+    lines: list[str] = []
+    saved: dict[int, str] = {}
+    checks: list[list[str]] = []
+    if rule.conditions:
+        checks, saved = _conditions(rule, number, lines)
+    action = _action(plan, rule, number, regex, saved, out, last)
+    if action.startswith("rewrite ") and not action.endswith(("permanent;", "redirect;")):
+        out.internal = True
+        return _internal(plan, rule, number, regex, saved, checks, action, lines)
+    if not checks:
+        if rule.negate:
+            return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
+                    if action.startswith(("return", "break", "set")) else
+                    f"if ($uri !~ {qr(regex)}) {{ {_rewrite_any(action)} }}"]
+        if action.startswith("rewrite "):
+            return [*lines, action]
+        return [*lines, f"if ($uri ~ {qr(regex)}) {{ {action} }}"]
+    flag = f"$confmig_r{number}"
+    op = "!~" if rule.negate else "~"
+    lines.append(f'set $confmig_p{number} "";')
+    lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1; }}")
+    parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
+    lines.append(f'set {flag} "{parts}${{confmig_p{number}}}";')
+    final = action if not action.startswith("rewrite ") or not rule.negate else \
+        _rewrite_any(action)
+    lines.append(f"if ({flag} = {'1' * (len(checks) + 1)}) {{ {final} }}")
+    return lines
+
+
+def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
+              checks: list[list[str]], action: str, lines: list[str]) -> list[str]:
+    """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
+    except that a URL rewritten to the file it already maps to stops the rules and is served
+    (``…s``: Apache makes no internal redirect), and that a directory requested without its
+    slash gets mod_dir's 301 instead (``…0``: the rules stop too)."""
+    flag = f"$confmig_r{number}"
+    op = "!~" if rule.negate else "~"
+    to, target = _target_var(plan, rule, number, saved)
+    lines.append(f'set $confmig_p{number} "";')
+    lines.append(f'set {to} "";')
+    also = "" if rule.negate else f" set {to} {q(target)};"
+    lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
+    parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
+    lines.append(f'set {flag} "{parts}${{confmig_p{number}}}${{confmig_slash}}";')
+    ones = "1" * (len(checks) + 1)
+    if not rule.negate:
+        lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
+    if rule.last:
+        lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ break; }}")
+    final = _rewrite_any(action) if rule.negate else action
+    lines.append(f"if ({flag} = {ones}1) {{ {final} }}")
+    return lines
+
+
+def _target_var(plan: RewritePlan, rule: Rule, number: str, saved: dict[int, str]
+                ) -> tuple[str, str]:
+    """The variable and value of an internal rewrite's target path (to compare with $uri)."""
+    path, _has_query, _query = _split_query(rule.substitution)
+    target = _template(tokenize(path), saved)
+    if not target.startswith("/"):
+        target = plan.relative_to + target
+    return f"$confmig_to{number}", target
+
+
+def _rewrite_any(action: str) -> str:
+    """A rewrite whose pattern is replaced by ``^`` (a negated rule has no captures)."""
+    words = action.split(" ", 2)
+    return f"rewrite ^ {words[2]}" if len(words) == 3 else action
+
+
+def _conditions(rule: Rule, number: str, lines: list[str]
+                ) -> tuple[list[list[str]], dict[int, str]]:
+    """One flag per OR-group of conditions; the captures of the last regex condition saved."""
+    groups: list[list[Condition]] = [[]]
+    for cond in rule.conditions:
+        groups[-1].append(cond)
+        if not cond.ornext:
+            groups.append([])
+    groups = [g for g in groups if g]
+    uses = _cond_refs(rule)
+    if uses and len(groups) != len(rule.conditions):
+        raise Untranslatable("%N with [OR] conditions: which condition matched last is "
+                             "not known in advance")
+    last_regex = max((i for i, c in enumerate(rule.conditions) if c.kind == "regex"),
+                     default=-1)
+    saved = {n: f"$confmig_c{number}_{n}" for n in uses}
+    if uses and last_regex < 0:
+        raise Untranslatable("%N without a regex condition")
+    position = 0
+    for gi, group in enumerate(groups):
+        var = f"$confmig_g{number}_{gi}"
+        lines.append(f'set {var} "";')
+        for cond in group:
+            test = _cond(cond, number, position, lines)
+            body = f"set {var} 1;"
+            if position == last_regex:
+                body += "".join(f" set {saved[n]} ${n};" for n in sorted(uses))
+            lines.append(f"if ({test}) {{ {body} }}")
+            position += 1
+    return [[str(i)] for i in range(len(groups))], saved
+
+
+def _cond_refs(rule: Rule) -> set[int]:
+    refs: set[int] = set()
+    for tok in tokenize(rule.substitution):
+        if tok[0] == TOKEN_REF and tok[1] == "%":
+            refs.add(tok[2])
+    for cond in rule.conditions:
+        for tok in tokenize(cond.test):
+            if tok[0] == TOKEN_REF:
+                raise Untranslatable("back-references in a condition's test string")
+    return refs
+
+
+def _cond(cond: Condition, number: str, position: int, lines: list[str]) -> str:
+    value = _test_value(cond.test, number, position, lines)
+    if cond.kind == "regex":
+        op = ("!~" if cond.negate else "~") + ("*" if cond.nocase else "")
+        return f"{value} {op} {qr(url_path(cond.pattern))}"
+    if cond.kind in FILE_TESTS:
+        return f"{'!' if cond.negate else ''}{FILE_TESTS[cond.kind]} {value}"
+    if cond.kind == "=" and not cond.nocase:
+        return f"{value} {'!=' if cond.negate else '='} {q(cond.pattern)}"
+    raise Untranslatable(f"RewriteCond {cond.raw_pattern}: no nginx test")
+
+
+def _test_value(test: str, number: str, position: int, lines: list[str]) -> str:
+    """A condition's test string as one nginx variable (a ``set`` when it is composite)."""
+    toks = tokenize(test)
+    if len(toks) == 1 and toks[0][0] == TOKEN_VAR:
+        return "$" + _variable(toks[0][1])
+    var = f"$confmig_t{number}_{position}"
+    lines.append(f"set {var} {q(_template(toks, {}))};")
+    return var
+
+
+def _variable(name: str) -> str:
+    if name in VARIABLES:
+        return VARIABLES[name]
+    if name.startswith("HTTP:"):
+        return "http_" + name[5:].lower().replace("-", "_")
+    raise Untranslatable(f"%{{{name}}} has no nginx variable")
+
+
+def _template(toks: tuple, saved: dict[int, str]) -> str:
+    """A substitution or test string as an nginx complex value."""
+    out: list[str] = []
+    for tok in toks:
+        kind = tok[0]
+        if kind in (TOKEN_SPAN, TOKEN_RAW):
+            text = tok[1]
+            if "$" in text:
+                raise Untranslatable("a literal '$' (nginx would read a variable)")
+            out.append(text)
+        elif kind == TOKEN_VAR:
+            out.append("${" + _variable(tok[1]) + "}")
+        elif kind == TOKEN_REF:
+            if tok[1] == "$":
+                if tok[2] == 0:
+                    raise Untranslatable("$0 (nginx has no whole-match variable)")
+                out.append(f"${tok[2]}")
+            else:
+                out.append("${" + saved[tok[2]][1:] + "}")
+        elif kind == TOKEN_MAP:
+            raise Untranslatable("RewriteMap lookups")
+    return "".join(out)
+
+
+def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
+            out: RewriteOut, last: bool) -> str:
+    """The directive that does what the rule does once it applies."""
+    if rule.status_flag and not rule.redirect:
+        return f"return {rule.redirect_code};"
+    subst = rule.substitution
+    if rule.nosub or subst == "-":
+        if rule.redirect:
+            raise Untranslatable("[R] without a substitution")
+        return "break;" if rule.last or rule.end else "set $confmig_noop 1;"
+    path, has_query, query = _split_query(subst)
+    if rule.qsnone:  # the substitution ended in "?" (or [QSD]): no query string
+        if has_query:
+            raise Untranslatable("a query in a substitution that also ends in '?'")
+        has_query = True
+    target = _template(tokenize(path), saved)
+    absolute = target.startswith(("http://", "https://"))
+    if not absolute and not target.startswith("/"):
+        if (rule.redirect and plan.base is None
+                and "IgnoreContextInfo" not in plan.options):
+            # Apache's quirk: without RewriteBase, a relative [R] target is prefixed with
+            # the directory's *filesystem* path, which then appears in the URL.
+            out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                      "a relative [R] target without RewriteBase: Apache "
+                                      f"redirects to the filesystem path {plan.directory}…; "
+                                      "kept as Apache does it (set RewriteBase)", False))
+            target = plan.directory + target
+        else:
+            target = plan.relative_to + target
+    query_text = _template(tokenize(query), saved) if has_query else ""
+    if "%" in target.replace("%{", ""):
+        raise Untranslatable("a %-escape in the substitution (Apache decodes it again)")
+    if rule.redirect or absolute:
+        code = rule.redirect_code if rule.redirect else 302
+        url = target if absolute else "${scheme}://${http_host}" + target
+        if code in (301, 302) and not rule.negate:
+            flag = "permanent" if code == 301 else "redirect"
+            url += _nginx_query(rule, has_query, query_text)
+            return f"rewrite {qr(regex)} {q(url)} {flag};"
+        if has_query and query_text:
+            if rule.qsappend:
+                out.uses_amp_args = True
+                url += f"?{query_text}$confmig_amp_args"
+            else:
+                url += f"?{query_text}"
+        elif not has_query and not rule.qsdiscard:
+            url += "$is_args$args"
+        return f"return {code} {q(url)};"
+    if not (rule.last or last):
+        if plan.base is not None and plan.base != plan.strip:
+            raise Untranslatable("a rewrite without [L] followed by more rules, under a "
+                                 "RewriteBase other than the directory")
+        flag = ""
+    else:
+        flag = " last"
+    return f"rewrite {qr(regex)} {q(target + _nginx_query(rule, has_query, query_text))}{flag};"
+
+
+def _split_query(subst: str) -> tuple[str, bool, str]:
+    """Split at the first ``?`` outside ``%{…}``/``${…}``."""
+    depth = 0
+    for i, ch in enumerate(subst):
+        if ch == "{" and i and subst[i - 1] in "%$":
+            depth += 1
+        elif ch == "}" and depth:
+            depth -= 1
+        elif ch == "?" and not depth:
+            return subst[:i], True, subst[i + 1:]
+    return subst, False, ""
+
+
+def _nginx_query(rule: Rule, has_query: bool, query: str) -> str:
+    """nginx's own query rules for ``rewrite``: arguments are appended unless the replacement
+    ends with ``?``; with new arguments, the old ones follow after ``&``."""
+    if not has_query:
+        return "?" if rule.qsdiscard else ""
+    if not query:
+        return "?"
+    if rule.qsappend and not rule.qsdiscard:
+        return f"?{query}"
+    return f"?{query}?"
+
+
+def _deny(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut) -> list[str]:
+    out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                              f"{reason}: requests it matches are denied (403)"))
+    lines = [f"# untranslatable ({reason}): {_text(rule)}"]
+    try:
+        if rule.negate:
+            raise Untranslatable("negated")
+        regex = per_directory(rule.pattern, plan.strip, rule.nocase)
+        lines.append(f"if ($uri ~ {qr(regex)}) {{ return 403; }}")
+    except Untranslatable:
+        lines.append("return 403;")
+    return lines
+
+
+def _src(rule: Rule) -> Source:
+    d = rule.directive
+    return Source(d.file, d.line) if d is not None else Source("", 0)
+
+
+def _where(rule: Rule) -> str:
+    return str(_src(rule))
+
+
+def _text(rule: Rule) -> str:
+    return " ".join(str(rule).split())

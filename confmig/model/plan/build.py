@@ -1,0 +1,324 @@
+"""Computing a :class:`~confmig.model.plan.types.SitePlan` from the model.
+
+Every Apache decision is the model's: which sections apply to a directory and in what order
+(:func:`confmig.model.walk.directory_walk`), how they merge (``Site.merged``: each module's own
+merger, mod_rewrite's inheritance included), and whether access is granted
+(:func:`confmig.model.access.access_status`, asked for several methods and clients: a decision
+that differs between them, or that the model marks as dynamic, is ``conditional``).  This
+module only reads the merged per-module configurations and names their sources.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from confmig.load import Workspace, load_path
+from confmig.model.access import access_status
+from confmig.model.evaluate import Evaluation
+from confmig.model.merge import OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, DirConfig
+from confmig.model.plan.types import (
+    Access,
+    Expires,
+    FilesScope,
+    Header,
+    PlanNote,
+    Redirect,
+    RewritePlan,
+    Scope,
+    Settings,
+    SitePlan,
+    Source,
+)
+from confmig.model.request import Request
+from confmig.model.round import Round
+from confmig.model.sections import ConfigSection
+from confmig.model.site import Site, VirtualServer
+from confmig.model.target import site_for
+from confmig.model.walk import directory_walk
+from confmig.syntax import Directive, Node, Section
+
+#: Methods and clients the access decision is asked for; a decision that is not the same for
+#: all of them is conditional.
+PROBE_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS")
+PROBE_CLIENTS = ("127.0.0.1", "203.0.113.9", "::1")
+
+#: Directives whose effect the plan carries (lower-case).  Anything else that Apache accepts in
+#: an access file becomes a note.
+EXPRESSED = frozenset({
+    "options", "directoryindex", "directoryslash", "fallbackresource", "errordocument",
+    "header", "addtype", "forcetype", "adddefaultcharset", "addcharset", "expiresactive",
+    "expiresbytype", "expiresdefault", "rewriteengine", "rewriterule", "rewritecond",
+    "rewritebase", "rewriteoptions", "require", "order", "allow", "deny", "satisfy",
+    "redirect", "redirectmatch", "redirectpermanent", "redirecttemp", "authmerging",
+})
+ACCESS_DIRECTIVES = frozenset({"require", "order", "allow", "deny", "satisfy", "authmerging"})
+#: Sections the plan understands inside an access file.
+EXPRESSED_SECTIONS = frozenset({"files", "filesmatch", "requireall", "requireany",
+                                "requirenone"})
+
+
+class PlanError(ValueError):
+    """A document root the plan cannot be built for (one line, path first)."""
+
+
+def plan_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[str] | None = None,
+                 defines: Iterable[str] = ()) -> SitePlan:
+    """The plan of *docroot* (Debian's defaults with ``AllowOverride All``, or as *config*
+    sets it)."""
+    root = Path(docroot)
+    if not root.is_dir():
+        raise PlanError(f"{docroot}: not a directory")
+    workspace = load_path(root, config, set(defines))
+    return plan_workspace(workspace, str(root.resolve()))
+
+
+def plan_workspace(workspace: Workspace, document_root: str) -> SitePlan:
+    site = site_for(workspace)
+    server = _server_for(site, document_root)
+    directories = _scope_directories(workspace, server, document_root)
+    plan = SitePlan(document_root, server.name, tuple(server.aliases), [], dict(site.types))
+    for directory in directories:
+        plan.scopes.append(_scope(site, server, document_root, directory, plan.notes))
+    return plan
+
+
+def _server_for(site: Site, document_root: str) -> VirtualServer:
+    for server in [site.main, *site.vhosts]:
+        if server.document_root.rstrip("/") == document_root.rstrip("/"):
+            return server
+    site.main.document_root = document_root
+    return site.main
+
+
+def _scope_directories(workspace: Workspace, server: VirtualServer,
+                       document_root: str) -> list[str]:
+    root = document_root.rstrip("/") or "/"
+    found = {root}
+    for path in workspace.access:
+        directory = os.path.dirname(os.path.abspath(path))
+        if directory == root or directory.startswith(root + "/"):
+            found.add(directory)
+    for section in server.directories:
+        if section.regex is None and section.fnmatch is None:
+            directory = section.match.rstrip("/")
+            if directory.startswith(root + "/") and os.path.isdir(directory):
+                found.add(directory)
+    return sorted(found, key=lambda d: (d.count("/"), d))
+
+
+def _url_of(directory: str, document_root: str) -> str | None:
+    root = document_root.rstrip("/")
+    if directory.rstrip("/") == root:
+        return "/"
+    if directory.startswith(root + "/"):
+        return directory[len(root):].rstrip("/") + "/"
+    return None
+
+
+def _scope(site: Site, server: VirtualServer, document_root: str, directory: str,
+           notes: list[PlanNote]) -> Scope:
+    url = _url_of(directory, document_root) or "/"
+    walk = directory_walk(site, server, directory + "/")
+    sections = [server.defaults, *walk.sections]
+    sources = [Source(s.file, 0) for s in walk.sections if s.kind == "htaccess"]
+    if walk.status:
+        source = sources[-1] if sources else Source(directory, 0)
+        access = Access("denied", walk.status, source,
+                        walk.message or f"Apache answers {walk.status} below {directory}")
+        return Scope(directory, url, sources, Settings(access))
+    config = site.merged(sections)
+    for section in walk.sections:
+        if section.kind == "htaccess" and os.path.dirname(section.file) == directory:
+            _note_unexpressed(section.directives, directory, notes)
+            for node, message in section.nonfatal:
+                notes.append(PlanNote(_source(node), getattr(node, "name", ""),
+                                      f"ignored by Apache ({message.strip()})", directory,
+                                      changes_behaviour=False))
+    settings = _settings(site, server, config, url, document_root, directory, notes)
+    scope = Scope(directory, url, sources, settings)
+    for files in config["core"].files:
+        merged = site.merged([*sections, files])
+        scope.files.append(FilesScope(
+            files.label, _basename_regex(files), Source(files.file, files.line),
+            _settings(site, server, merged, url, document_root, directory, notes),
+            all(d.lname in ACCESS_DIRECTIVES for d in files.directives)))
+    return scope
+
+
+def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
+              document_root: str, directory: str, notes: list[PlanNote]) -> Settings:
+    core = config["core"]
+    opts = core.options
+    dir_conf = config.get("dir")
+    mime = config.get("mime")
+    charset = core.default_charset
+    types: dict[str, str] = {}
+    charsets: dict[str, str] = {}
+    handlers: dict[str, str] = {}
+    if mime is not None and mime.mappings:
+        for ext, info in mime.mappings.items():
+            if info.type:
+                types[ext] = info.type
+            if info.charset:
+                charsets[ext] = info.charset
+            if info.handler:
+                handlers[ext] = info.handler
+    return Settings(
+        access=_access(site, server, config, url),
+        rewrite=_rewrite(config, document_root, directory, notes),
+        redirects=_redirects(config),
+        error_documents=tuple(sorted((code, target, _source(d))
+                                     for code, (target, d) in core.error_documents.items())),
+        index=(dir_conf.index_names if dir_conf is not None and dir_conf.index_names
+               is not None else ("index.html",)),
+        index_source=(_source(dir_conf.index_directive) if dir_conf is not None
+                      and dir_conf.index_directive is not None else None),
+        indexes=bool(opts & OPT_INDEXES), multiviews=bool(opts & OPT_MULTI),
+        follow_symlinks=bool(opts & OPT_SYM_LINKS),
+        slash=dir_conf.slash if dir_conf is not None and dir_conf.slash is not None else True,
+        fallback=dir_conf.fallback if dir_conf is not None else None,
+        headers=_headers(config),
+        force_type=core.mime_type if core.mime_type != "none" else None,
+        handler=core.handler if core.handler != "none" else None,
+        default_charset=charset[1] if charset is not None and charset[0] else None,
+        types=tuple(sorted(types.items())), charsets=tuple(sorted(charsets.items())),
+        handlers=tuple(sorted(handlers.items())),
+        expires=_expires(config),
+    )
+
+
+def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> Access:
+    """Ask the model for every probe method and client; one answer for all → static."""
+    if "access" not in config and "authz" not in config and "authn" not in config:
+        return Access("granted")
+    seen: set[int] = set()
+    dynamic: list[bool] = []
+    unsupported: list[str] = []
+    for client in (*PROBE_CLIENTS, *_addresses_named(config)):
+        for method in PROBE_METHODS:
+            request = Request(target=url, method=method, remote_addr=client)
+            ev = Evaluation(site, server, request, trace=False)
+            rnd = Round(config, [server.defaults])
+            seen.add(access_status(ev, rnd, method, dynamic))
+            unsupported.extend(ev.unsupported)
+    source = _access_source(config)
+    if len(seen) == 1 and not dynamic and not unsupported:
+        status = seen.pop()
+        return Access("granted") if status == 0 else Access("denied", status, source,
+                                                             "denied for every client")
+    why = "; ".join(dict.fromkeys(unsupported)) or (
+        "depends on the client, the method, the environment or credentials")
+    return Access("conditional", 403, source, why)
+
+
+def _addresses_named(config: DirConfig) -> list[str]:
+    """A client address inside every network the access configuration names (``Require
+    ip``, ``Allow/Deny from``), so that a rule for one of them shows in the decision."""
+    words: list[str] = []
+    access = config.get("access")
+    if access is not None:
+        words += [e.value for e in (*access.allows, *access.denies) if e.kind == "ip"]
+    authz = config.get("authz")
+    stack = [authz.section] if authz is not None and authz.section is not None else []
+    while stack:
+        node = stack.pop()
+        if node.provider == "ip":
+            words += node.args.split()
+        stack.extend(node.children)
+    out = []
+    for word in words:
+        text = word
+        if "/" not in text and ":" not in text and text.count(".") < 3:
+            parts = [p for p in text.split(".") if p]
+            text = ".".join(parts + ["0"] * (4 - len(parts))) + f"/{8 * len(parts)}"
+        try:
+            network = ipaddress.ip_network(text, strict=False)
+        except ValueError:
+            continue
+        host = network.network_address + (1 if network.num_addresses > 1 else 0)
+        out.append(str(host))
+    return sorted(set(out))
+
+
+def _access_source(config: DirConfig) -> Source | None:
+    access = config.get("access")
+    if access is not None and access.directives:
+        return _source(access.directives[-1])
+    authz = config.get("authz")
+    node = authz.section if authz is not None else None
+    while node is not None:
+        if node.directive is not None:
+            return _source(node.directive)
+        node = node.children[-1] if node.children else None
+    return None
+
+
+def _rewrite(config: DirConfig, document_root: str, directory: str,
+             notes: list[PlanNote]) -> RewritePlan | None:
+    rw = config.get("rewrite")
+    if rw is None or rw.context != "directory" or not rw.engine or rw.directory is None:
+        return None
+    strip = _url_of(rw.directory, document_root)
+    source = _source(rw.rules[0].directive) if rw.rules else None
+    if strip is None:
+        notes.append(PlanNote(source or Source(rw.directory, 0), "RewriteRule",
+                              f"rules of {rw.directory}, outside the document root",
+                              directory))
+        strip = "/"
+    base = rw.base if rw.base_set else None
+    return RewritePlan(rw.directory, strip, base, base if base is not None else strip,
+                       tuple(rw.rules), frozenset(rw.options), source)
+
+
+def _redirects(config: DirConfig) -> tuple[Redirect, ...]:
+    alias = config.get("alias")
+    if alias is None:
+        return ()
+    out = []
+    for entry in alias.redirects:
+        out.append(Redirect(entry.regex is not None, entry.fake, entry.status, entry.real,
+                            _source(entry.directive)))
+    return tuple(out)
+
+
+def _headers(config: DirConfig) -> tuple[Header, ...]:
+    conf = config.get("headers")
+    if conf is None:
+        return ()
+    return tuple(Header(e, _source(e.directive)) for e in (*conf.always, *conf.onsuccess))
+
+
+def _expires(config: DirConfig) -> Expires | None:
+    conf = config.get("expires")
+    if conf is None or not conf.active:
+        return None
+    return Expires(conf.default, tuple(sorted(conf.by_type.items())), None)
+
+
+def _basename_regex(section: ConfigSection) -> str:
+    if section.regex is not None:
+        return section.regex.source
+    if section.fnmatch is not None:
+        return section.fnmatch.source
+    return "^" + re.escape(section.match) + "$"
+
+
+def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNote]) -> None:
+    for node in nodes:
+        if isinstance(node, Directive):
+            if node.lname not in EXPRESSED:
+                notes.append(PlanNote(_source(node), node.name,
+                                      "no target-neutral form: the plan does not carry it",
+                                      directory))
+        elif isinstance(node, Section) and node.lname not in EXPRESSED_SECTIONS:
+            notes.append(PlanNote(_source(node), f"<{node.name}>",
+                                  "no target-neutral form: the plan does not carry it",
+                                  directory))
+
+
+def _source(node: object) -> Source:
+    return Source(str(getattr(node, "file", "") or ""), int(getattr(node, "line", 0) or 0))

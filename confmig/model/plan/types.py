@@ -1,0 +1,177 @@
+"""The target-neutral site plan: for each URL space of a document root, what Apache does there.
+
+A :class:`SitePlan` is computed by the model (:mod:`confmig.model.plan.build`) and rendered by
+thin per-target emitters (``confmig.convert.nginx``, later Flask).  Each :class:`Scope` is a
+directory that has its own configuration (an access file or a ``<Directory>``) and everything
+below it that has none; its :class:`Settings` are what is *in force* there after Apache's merge
+(inheritance already applied), so an emitter never merges anything itself.  ``<Files>`` and
+``<FilesMatch>`` sections in force are :class:`FilesScope` entries with their own merged
+settings.  What the plan cannot express is a :class:`PlanNote` with its source ``file:line``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from confmig.model.merge import HeaderEntry
+from confmig.model.rewrite.rules import Rule
+
+AccessDecision = Literal["granted", "denied", "conditional"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a setting comes from."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+@dataclass(frozen=True)
+class PlanNote:
+    """Something in force that the plan (or an emitter) cannot express faithfully."""
+
+    source: Source
+    directive: str
+    reason: str
+    scope: str  # absolute directory whose requests may be affected
+    changes_behaviour: bool = True
+
+
+@dataclass(frozen=True)
+class Access:
+    """The access decision for a scope: ``status`` is what Apache answers when it denies
+    (403, 401, 500); ``conditional`` when it depends on the client, method, environment or
+    credentials (an emitter must then deny and announce)."""
+
+    decision: AccessDecision
+    status: int = 0
+    source: Source | None = None
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class RewritePlan:
+    """The per-directory ruleset in force (after ``RewriteOptions Inherit*`` and "the deepest
+    directory with rewrite directives wins").
+
+    ``strip`` is the URL prefix Apache removes before matching (the directory of the config
+    the rules run with, as a URL-path); ``base`` the ``RewriteBase`` (None: unset);
+    ``relative_to`` is what a relative substitution is prefixed with once the pass is over
+    (``base`` when set, else the directory as a URL-path)."""
+
+    directory: str
+    strip: str
+    base: str | None
+    relative_to: str
+    rules: tuple[Rule, ...]
+    options: frozenset[str]
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
+class Redirect:
+    """A mod_alias ``Redirect``/``RedirectMatch`` in force (tried in this order)."""
+
+    regex: bool
+    pattern: str  # URL-path prefix, or the regex
+    status: int
+    target: str | None  # None for 410 Gone
+    source: Source
+
+
+@dataclass(frozen=True)
+class Header:
+    """One mod_headers entry in force, in Apache's order (``always`` first, then
+    ``onsuccess`` — as ``err_headers_out`` precedes ``headers_out``)."""
+
+    entry: HeaderEntry
+    source: Source
+
+    @property
+    def always(self) -> bool:
+        return self.entry.always
+
+
+@dataclass(frozen=True)
+class Expires:
+    """mod_expires in force: codes such as ``A3600`` (access plus) or ``M60`` (modification)."""
+
+    default: str | None
+    by_type: tuple[tuple[str, str], ...]
+    source: Source | None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What Apache does for requests in a URL space (everything already merged)."""
+
+    access: Access
+    rewrite: RewritePlan | None = None
+    redirects: tuple[Redirect, ...] = ()
+    error_documents: tuple[tuple[int, str, Source], ...] = ()
+    index: tuple[str, ...] = ()
+    index_source: Source | None = None
+    indexes: bool = False  # Options Indexes
+    multiviews: bool = False
+    follow_symlinks: bool = True
+    slash: bool = True  # DirectorySlash
+    fallback: str | None = None  # FallbackResource
+    headers: tuple[Header, ...] = ()
+    force_type: str | None = None
+    handler: str | None = None
+    default_charset: str | None = None  # AddDefaultCharset in force (None: off)
+    types: tuple[tuple[str, str], ...] = ()  # AddType: (extension, type), sorted
+    charsets: tuple[tuple[str, str], ...] = ()  # AddCharset
+    handlers: tuple[tuple[str, str], ...] = ()  # AddHandler
+    expires: Expires | None = None
+
+
+@dataclass(frozen=True)
+class FilesScope:
+    """A ``<Files>``/``<FilesMatch>`` section in force in a scope, with the settings a file
+    it matches gets (the scope's merged with the section's).  ``basename_regex`` is a PCRE
+    for the last path component (wildcards translated)."""
+
+    label: str
+    basename_regex: str
+    source: Source
+    settings: Settings
+    only_access: bool  # the section sets access control and nothing else
+
+
+@dataclass
+class Scope:
+    """A directory with configuration of its own, as a URL space (``url`` ends with ``/``)."""
+
+    directory: str
+    url: str
+    sources: list[Source]
+    settings: Settings
+    files: list[FilesScope] = field(default_factory=list)
+
+
+@dataclass
+class SitePlan:
+    """One site (a document root served by one server)."""
+
+    document_root: str
+    server_name: str
+    server_aliases: tuple[str, ...]
+    scopes: list[Scope]
+    types_config: dict[str, str]  # Apache's TypesConfig: extension → type
+    notes: list[PlanNote] = field(default_factory=list)
+
+    def scope_for(self, directory: str) -> Scope | None:
+        """The deepest scope holding *directory* (absolute)."""
+        best = None
+        for scope in self.scopes:
+            root = scope.directory.rstrip("/")
+            inside = directory == root or directory.startswith(root + "/")
+            if inside and (best is None or len(scope.directory) > len(best.directory)):
+                best = scope
+        return best

@@ -1,0 +1,129 @@
+"""``confmig verify --to nginx``: real Apache with the ``.htaccess`` tree against real nginx
+with the converted ``server { }``, on loopback, with the httpd verifier's probes.
+
+What is compared is what the configuration decides (:mod:`confmig.verify.compare`), with four
+allowances for what each server makes up on its own, which no configuration sets:
+
+* the body and Content-Type of an error page or a redirect page the *server* wrote (Apache's
+  ``<!DOCTYPE HTML PUBLIC …>`` page, nginx's ``<html><head><title>404 Not Found…``
+  page) — an ``ErrorDocument``'s own page is compared like any other body;
+* the body and Content-Type of a directory listing (mod_autoindex and nginx's autoindex both
+  list the same names, in different HTML);
+* ``Accept-Ranges``, ``Last-Modified`` and ``ETag``: each server's own metadata about a file
+  (nginx leaves them out of an error page it serves from a file; no configuration sets them);
+* the port in a ``Location``: the test servers listen on a high port, and nginx puts its
+  listening port into the redirects it makes itself when the Host header has none (Apache
+  does not); on port 80 both write none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from confmig.convert.httpd.env import assumed_env
+from confmig.convert.nginx import NginxOptions, convert_docroot
+from confmig.model.target import DEBIAN_INDEX
+from confmig.servers import NginxServer, find_apache, find_nginx
+from confmig.verify.compare import FieldDiff, Observed, differences
+from confmig.verify.probes import Site
+from confmig.verify.targets import ApacheTarget, Target
+
+if TYPE_CHECKING:
+    from confmig.verify.session import Setup, VerifyRequest
+
+APACHE_PAGES = ('<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">',
+                '<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 4.01//EN" '
+                '"http://www.w3.org/TR/html4/strict.dtd"> <html><head>')
+#: Metadata each server adds to a file it sends, which no configuration sets.
+SERVER_MADE = frozenset({"accept-ranges", "last-modified", "etag"})
+NGINX_PAGE = "<html> <head><title>"  # then "<status> <reason></title>", <center>…
+LISTING = "Index of /"
+_PORT = re.compile(r"^(https?://[^/:]+):PORT(?=/|$)")
+
+
+class NginxTarget(Target):
+    """nginx through :class:`confmig.servers.NginxServer`, serving a converted body."""
+
+    def __init__(self, label: str, body: str, http: str, docroot: Path,
+                 binary: str | None = None) -> None:
+        self.label = label
+        self.server = NginxServer(body, docroot, http_config=http, binary=binary)
+
+    def start(self) -> None:
+        self.server.start()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def diagnostics(self) -> str:
+        return self.server.error_log_text()[-2000:]
+
+
+def prepare(request: VerifyRequest) -> Setup:
+    """Convert the docroot and describe both servers (nothing is started here)."""
+    from confmig.convert.result import ConvertError
+    from confmig.verify.session import Setup
+
+    if request.config is not None:
+        raise ConvertError("--to nginx verifies a DOCROOT (the --config mode is not "
+                           "available yet for nginx)")
+    if request.docroot is None:
+        raise ConvertError("give a DOCROOT")
+    docroot = request.docroot.resolve()
+    apache = find_apache(request.apache)
+    nginx = find_nginx(request.nginx)
+    conversion = convert_docroot(docroot, None, NginxOptions(), request.defines)
+    env = assumed_env(set(request.defines))
+    # The original is what the plan assumed: Debian's defaults (its DirectoryIndex too).
+    original = ApacheTarget("original", docroot=docroot, allow_override="All",
+                            binary=apache, defines=request.defines,
+                            extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
+    converted = NginxTarget("converted", conversion.output.body, conversion.output.http,
+                            docroot, binary=str(nginx.path))
+    site = Site(docroot, conversion.plan.document_root, state=env.state)
+    return Setup(conversion.result, original, converted, [site], compare=nginx_differences)
+
+
+def nginx_differences(original: Observed, converted: Observed) -> list[FieldDiff]:
+    """:func:`confmig.verify.compare.differences` with the allowances of the module
+    docstring."""
+    original, converted = _configured(original), _configured(converted)
+    if _generated(original, converted) or _listing(original, converted):
+        original = _without_page(original)
+        converted = _without_page(converted)
+    if original.location and converted.location:
+        converted = replace(converted, location=_PORT.sub(r"\1", converted.location)) \
+            if _PORT.sub(r"\1", converted.location) == original.location else converted
+    return differences(original, converted)
+
+
+def _configured(o: Observed) -> Observed:
+    return replace(o, headers={k: v for k, v in o.headers.items() if k not in SERVER_MADE})
+
+
+def _generated(a: Observed, b: Observed) -> bool:
+    return (a.status >= 300 and b.status == a.status
+            and (a.body_preview.startswith(APACHE_PAGES) or not a.body_preview)
+            and (b.body_preview.startswith(NGINX_PAGE) or not b.body_preview))
+
+
+def _listing(a: Observed, b: Observed) -> bool:
+    """mod_autoindex's page (its title is past the preview) against nginx's autoindex."""
+    return (a.status == b.status == 200 and a.body_preview.startswith(APACHE_PAGES[1][:90])
+            and b.body_preview.startswith("<html> <head><title>Index of /"))
+
+
+def _without_page(o: Observed) -> Observed:
+    headers = {k: v for k, v in o.headers.items() if k != "content-type"}
+    return replace(o, body_sha256="", body_preview="", headers=headers)

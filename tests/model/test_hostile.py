@@ -1,0 +1,125 @@
+"""The request model under hostile configs, URLs and headers: no traceback, no hang, bounded
+memory, and Apache's answer (checked against real Apache by ``tests/differential`` —
+``sites_limits`` — and ``tests/model/test_hostile_apache.py``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from confmig.cli import app
+from confmig.load import load_path
+from confmig.model.answer import Answer
+from confmig.model.evaluate import evaluate
+from confmig.model.request import Request
+from tests.differential.sites_limits import P4_HIGH, P4_LOW, P5_HIGH, P5_LOW, p5, s4, s5
+
+runner = CliRunner()
+
+
+def _site(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def _explain(root: Path, url: str, *extra: str) -> tuple[int, dict]:
+    result = runner.invoke(app, ["explain", url, "--root", str(root), "-f", "json", *extra])
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    data = json.loads(result.output) if result.exit_code == 0 else {}
+    return result.exit_code, data
+
+
+# -- 1. PCRE's match limit ---------------------------------------------------------------
+
+CATASTROPHIC = "/" + "a" * 30 + "b"
+
+LIMIT_SITES = {
+    "RewriteRule": ("RewriteEngine On\nRewriteRule ^/?(a+)+$ - [F]\n", 404),
+    "negated RewriteRule": ("RewriteEngine On\nRewriteRule !^/?(a+)+$ - [F]\n", 403),
+    "RewriteCond": ("RewriteEngine On\nRewriteCond %{REQUEST_URI} ^/(a+)+$\n"
+                    "RewriteRule ^ - [F]\n", 404),
+    "FilesMatch": ('<FilesMatch "^(a+)+$">\nRequire all denied\n</FilesMatch>\n', 404),
+    "RedirectMatch": ('RedirectMatch 302 "^/(a+)+$" /x\n', 404),
+    "SetEnvIf": ('SetEnvIf Request_URI "^/(a+)+$" bad\n<RequireAll>\nRequire all granted\n'
+                 "Require not env bad\n</RequireAll>\n", 404),
+    "<If> =~": ('<If "%{REQUEST_URI} =~ m#^/(a+)+$#">\nRequire all denied\n</If>\n', 404),
+    "<If> !~": ('<If "%{REQUEST_URI} !~ m#^/(a+)+$#">\nRequire all denied\n</If>\n', 403),
+}
+
+
+@pytest.mark.parametrize("where", sorted(LIMIT_SITES))
+def test_match_limit_is_no_match_with_a_note(tmp_path: Path, where: str) -> None:
+    """``^(a+)+$`` on ``aaa…ab``: PCRE gives up (match limit); Apache's callers take that as
+    no match (a negated pattern holds) — no traceback, and explain says which limit."""
+    text, status = LIMIT_SITES[where]
+    root = _site(tmp_path, {".htaccess": text})
+    code, data = _explain(root, CATASTROPHIC)
+    assert code == 0
+    assert data["status"] == status
+    assert any("match limit" in item for item in data["limits"]), data["limits"]
+
+
+def test_match_limit_boundary_is_pcres_default(tmp_path: Path) -> None:
+    """The limit is PCRE2's default (10,000,000, no JIT) as in Apache: ``P4_LOW`` completes
+    (and matches), one more ``a`` gives up (the differential suite shows Apache agrees)."""
+    root = _site(tmp_path, {".htaccess": 'RewriteEngine On\nRewriteCond %{QUERY_STRING} '
+                                         '"^a*a*a*a*c|E"\nRewriteRule ^ - [F]\n',
+                            f"{s5('R', 'S', P5_LOW)}": "x",
+                            "p5/.htaccess": f'RewriteEngine On\nRewriteRule "{p5("R", "S")}"'
+                                            " - [F]\n"})
+    low = evaluate_url(root, f"/x?{s4(P4_LOW)}")
+    high = evaluate_url(root, f"/x?{s4(P4_HIGH)}")
+    assert (low.status, low.limits) == (403, [])
+    assert high.status == 404 and "match limit" in high.limits[0]
+    assert evaluate_url(root, f"/p5/{s5('R', 'S', P5_LOW)}").status == 403
+    assert evaluate_url(root, f"/p5/{s5('R', 'S', P5_HIGH)}").status == 404
+
+
+def evaluate_url(root: Path, url: str, trace: bool = False) -> Answer:
+    return evaluate(load_path(root, None, set()), Request.from_url(url), trace=trace)
+
+
+# -- 2. [N] loops, URL length, the explanation's size --------------------------------------
+
+def test_endless_next_loop_is_bounded_in_time_and_output(tmp_path: Path) -> None:
+    """``[N=1000000000]`` growing the URL: Apache answers 500 once ``r->filename`` passes
+    2 × LimitRequestLine; explain says so, in bounded time and output."""
+    root = _site(tmp_path, {".htaccess": "RewriteEngine On\n"
+                                         "RewriteRule ^(.*)$ $1x [N=1000000000]\n"})
+    start = time.monotonic()
+    result = runner.invoke(app, ["explain", "/a", "--root", str(root)])
+    elapsed = time.monotonic() - start
+    assert result.exit_code == 0, result.output
+    assert "500" in result.output.splitlines()[0]
+    assert "2 × LimitRequestLine" in result.output
+    assert "not shown" in result.output
+    assert len(result.output.splitlines()) < 2000
+    assert len(result.output) < 200_000
+    assert elapsed < 20
+
+
+def test_url_length_limit_counts_bytes(tmp_path: Path) -> None:
+    """``strlen(r->filename) > 16380``: a two-byte character counts twice."""
+    rule = "RewriteEngine On\nRewriteRule ^(.*)$ /t/$1$1$1$1$1$1$1$1 [L]\n"
+    root = _site(tmp_path, {"wide/.htaccess": rule})
+    wide = evaluate_url(root, "/wide/" + "/".join(["%C3%A9" * 100] * 11))
+    narrow = evaluate_url(root, "/wide/" + "/".join(["e" * 100] * 11))
+    assert wide.status == 500 and "2 × LimitRequestLine" in wide.limits[0]
+    assert narrow.status == 403  # /t/… is longer than PATH_MAX: apr_filepath_merge refuses
+
+
+def test_long_path_segment_and_path_are_403(tmp_path: Path) -> None:
+    """A segment over NAME_MAX (ENAMETOOLONG from lstat) or a path over PATH_MAX
+    (apr_filepath_merge): Apache answers 403 before any rewriting."""
+    root = _site(tmp_path, {"index.html": "x"})
+    assert evaluate_url(root, "/" + "e" * 256).status == 403
+    assert evaluate_url(root, "/" + "e" * 255).status == 404
+    assert evaluate_url(root, "/" + "/".join(["e" * 200] * 25)).status == 403
