@@ -279,11 +279,19 @@ def convert(
                                            "and does nothing: keeping the 500 is the "
                                            "default.")] = False,
     define: DefinesOption = None,
+    listen: Annotated[str | None, typer.Option("--listen", help="nginx: the listen address "
+                                               "(default 127.0.0.1:8080).")] = None,
+    server_name: Annotated[str | None, typer.Option("--server-name", help="nginx: "
+                                                    "server_name (default: ServerName and "
+                                                    "ServerAlias).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Write and print nothing when "
+                                         "anything is untranslatable (exit 1).")] = False,
 ) -> None:
-    """Fold .htaccess files into <Directory> blocks: a fragment for DOCROOT (AllowOverride
-    All assumed, or as --config sets it), or with --config and no DOCROOT (or --write) the
-    whole configuration. Exit 0, 1 if something could not be carried over faithfully
-    (listed on stderr), 2 on bad input."""
+    """Fold .htaccess files into <Directory> blocks (--to httpd): a fragment for DOCROOT
+    (AllowOverride All assumed, or as --config sets it), or with --config and no DOCROOT (or
+    --write) the whole configuration; --to nginx: one server { } for DOCROOT; --to plan: the
+    site plan as JSON. Exit 0, 1 if something could not be carried over faithfully (listed
+    on stderr), 2 on bad input."""
     from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
     from confmig.servers import ServerError
 
@@ -291,7 +299,8 @@ def convert(
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")
     request = ConvertRequest(to.value, docroot, config, output, write, force,
-                             Options(keep_500=not serve_500, defines=tuple(define or ())))
+                             Options(keep_500=not serve_500, defines=tuple(define or ())),
+                             listen=listen, server_name=server_name, strict=strict)
     try:
         outcome = run(request)
     except (ConvertError, WriteRefused, ServerError, OSError) as exc:
