@@ -278,6 +278,8 @@ class FileContext:
     _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
     _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
         default=None, repr=False)
+    _raw_walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(
+        default=None, repr=False)
     _scope_cache: list[Scope] | None = field(default=None, repr=False)
     _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
 
@@ -330,8 +332,10 @@ class FileContext:
         already resolved, so ``<IfModule>`` never appears here.
         """
         if self._walk_cache is None:  # every rule walks the file: do it once
-            self._walk_cache = [pair for node in self.nodes
-                                for pair in _walk(node, self.parents.get(id(node), ()))]
+            found: list[tuple[Node, tuple[Section, ...]]] = []
+            for node in self.nodes:
+                _walk_into(node, self.parents.get(id(node), ()), found)
+            self._walk_cache = found
         return iter(self._walk_cache)
 
     def directives(self) -> list[tuple[Directive, tuple[Section, ...]]]:
@@ -359,9 +363,13 @@ class FileContext:
         return self._rewrite_scope_cache
 
     def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
-        """Every node as written (conditionals kept, variables unresolved)."""
-        for node in self.config.nodes:
-            yield from _walk(node, ())
+        """Every node as written (conditionals kept, variables unresolved), computed once."""
+        if self._raw_walk_cache is None:
+            found: list[tuple[Node, tuple[Section, ...]]] = []
+            for node in self.config.nodes:
+                _walk_into(node, (), found)
+            self._raw_walk_cache = found
+        return iter(self._raw_walk_cache)
 
 
 def node_info(registry: Registry, node: Node) -> DirectiveInfo | None:
@@ -378,12 +386,17 @@ def module_available(modules: ModuleSet, info: DirectiveInfo) -> bool:
                for name in info.modules or (info.module,))
 
 
-def _walk(node: Node, parents: tuple[Section, ...]) -> Iterator[tuple[Node, tuple[Section, ...]]]:
-    yield node, parents
-    if isinstance(node, Section):
-        inner = (*parents, node)
-        for child in node.children:
-            yield from _walk(child, inner)
+def _walk_into(node: Node, parents: tuple[Section, ...],
+               out: list[tuple[Node, tuple[Section, ...]]]) -> None:
+    """Append ``node`` and everything below it, in file order, with their enclosing sections
+    (iterative: no Python recursion limit can be reached from the input's nesting)."""
+    stack: list[tuple[Node, tuple[Section, ...]]] = [(node, parents)]
+    while stack:
+        current, above = stack.pop()
+        out.append((current, above))
+        if isinstance(current, Section) and current.children:
+            inner = (*above, current)
+            stack.extend((child, inner) for child in reversed(current.children))
 
 
 def file_roots(nodes: list[Node], path: str) -> tuple[list[Node], dict[int, tuple[Section, ...]]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, Rule
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, KINDS, Rule
 from confmig.syntax import Directive, Section
 
 INTERNAL_CODE = "LINT000"
@@ -32,19 +32,21 @@ def _overrides(cls: type[Rule], method: str) -> bool:
 
 
 class RuleSet:
-    """The enabled rules of a run, indexed by the directive names they look at."""
+    """The enabled rules of a run, indexed by the kind of file and the directive names they
+    look at (built once per run, so a file costs one walk and a dictionary lookup per node)."""
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
-        self.by_name: dict[str, list[Rule]] = {}
+        # kind -> lower-case name ("<name" for a section, ANY_*) -> rules
+        self.tables: dict[str, dict[str, list[Rule]]] = {kind: {} for kind in KINDS}
         for rule in self.rules:
-            if _overrides(type(rule), "check_directive"):
+            if not _overrides(type(rule), "check_directive"):
+                continue
+            for kind in rule.kinds:
                 for name in rule.directives:
-                    self.by_name.setdefault(name, []).append(rule)
+                    self.tables[kind].setdefault(name, []).append(rule)
         self.file_rules = [r for r in self.rules if _overrides(type(r), "check_file")]
         self.tree_rules = [r for r in self.rules if _overrides(type(r), "check_tree")]
-        self._directive_rules = [r for r in self.rules
-                                 if _overrides(type(r), "check_directive") and r.directives]
 
     @property
     def has_tree_rules(self) -> bool:
@@ -53,10 +55,9 @@ class RuleSet:
     def check_file(self, ctx: FileContext) -> list[Finding]:
         """Every per-directive and whole-file finding for one file."""
         out: list[Finding] = []
-        if ctx.read_by_apache:
-            active = {id(r) for r in self._directive_rules if ctx.kind in r.kinds}
-            if active:
-                out += self._dispatch(ctx, active)
+        table = self.tables.get(ctx.kind)
+        if table and ctx.read_by_apache:
+            self._dispatch(ctx, table, out)
         for rule in self.file_rules:
             try:
                 out.extend(rule.check_file(ctx))
@@ -64,30 +65,28 @@ class RuleSet:
                 out.append(internal_error(rule, ctx.path, exc))
         return out
 
-    def _dispatch(self, ctx: FileContext, active: set[int]) -> list[Finding]:
-        out: list[Finding] = []
-        by_name = self.by_name
-        any_directive = by_name.get(ANY_DIRECTIVE, [])
-        any_section = by_name.get(ANY_SECTION, [])
+    @staticmethod
+    def _dispatch(ctx: FileContext, table: dict[str, list[Rule]], out: list[Finding]) -> None:
+        any_directive = table.get(ANY_DIRECTIVE, [])
+        any_section = table.get(ANY_SECTION, [])
+        broken: set[str] = set()
         for node, parents in ctx.walk():
             if isinstance(node, Directive):
-                named, anyone = by_name.get(node.lname), any_directive
+                rules = table.get(node.lname, ())
+                rules = [*rules, *any_directive] if rules else any_directive
             elif isinstance(node, Section):
-                named, anyone = by_name.get("<" + node.lname), any_section
+                rules = table.get("<" + node.lname, ())
+                rules = [*rules, *any_section] if rules else any_section
             else:
                 continue
-            for rules in (named, anyone):
-                if not rules:
+            for rule in rules:
+                if broken and rule.code in broken:
                     continue
-                for rule in rules:
-                    if id(rule) not in active:
-                        continue
-                    try:
-                        out.extend(rule.check_directive(node, parents, ctx))
-                    except Exception as exc:
-                        out.append(internal_error(rule, ctx.path, exc))
-                        active.discard(id(rule))
-        return out
+                try:
+                    out.extend(rule.check_directive(node, parents, ctx))
+                except Exception as exc:
+                    out.append(internal_error(rule, ctx.path, exc))
+                    broken.add(rule.code)
 
     def check_tree(self, ctx: LintContext) -> list[Finding]:
         out: list[Finding] = []

@@ -14,6 +14,7 @@ copies, and where the copies had drifted the answer is checked on real Apache:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ import pytest
 import confmig.model.registry as registry_module
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Severity
+from confmig.lint.rules.ctx import ctx002_forbidden_by_allowoverride as ctx002
 from confmig.lint.testing import ApacheCases, HtaccessCase, codes, finds
 from confmig.model.modules import debian_default_modules
 from confmig.model.registry import Registry, overrides_permit
@@ -31,12 +33,15 @@ UNKNOWN = "WSGIPassAuthorization"      # FileInfo in Apache; made unknown to con
 
 
 @pytest.fixture
-def class_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+def class_unknown(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The registry as it would be if the override class of UNKNOWN were not recorded."""
     real = registry_module.registry()
     patched = Registry(dataclasses.replace(i, override_classes=frozenset())
                        if i.name == UNKNOWN else i for i in real)
     monkeypatch.setattr(registry_module, "registry", lambda: patched)
+    ctx002._permits.cache_clear()   # CTX002 remembers the model's answers per run
+    yield
+    ctx002._permits.cache_clear()
 
 
 def test_ctx007_knows_runscripts() -> None:

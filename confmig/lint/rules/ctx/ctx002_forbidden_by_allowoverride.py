@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 from confmig.lint.context import FileContext
@@ -9,6 +10,9 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
 from confmig.model.registry import overrides_permit
 from confmig.syntax import Directive, Section
+
+# The model's decision, asked once per (directive, AllowOverride, AllowOverrideList).
+_permits = functools.lru_cache(maxsize=4096)(overrides_permit)
 
 
 @register
@@ -38,7 +42,7 @@ class ForbiddenByAllowOverride(Rule):
         if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
             return  # SYN003 / CTX001
         overrides = ctx.overrides
-        if overrides_permit(info.name, overrides.spec, overrides.list_words):
+        if _permits(info.name, overrides.spec, overrides.list_words):
             return  # the model's decision, the one explain and convert use
         classes = sorted(info.override_classes)
         needed = " or ".join(classes) or (f"the class of this {info.module} directive, which "
