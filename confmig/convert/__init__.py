@@ -22,6 +22,7 @@ from confmig.convert import registry
 from confmig.convert.httpd import Options, convert_config, convert_docroot
 from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
 from confmig.fs import WriteRefused, atomic_write, check_output, rewrite_in_place
+from confmig.load import scan_docroot
 
 TARGETS = tuple(registry.available())
 PLANNED_TARGETS = tuple(registry.planned())
@@ -139,8 +140,20 @@ def run(request: ConvertRequest) -> ConvertOutcome:
         outcome.written, outcome.backups = report.written, report.backups
     elif request.output is not None:
         outcome.written.append(atomic_write(request.output, result.text, force=request.force,
-                                            inputs=result.inputs))
+                                            inputs=read_files(request, result)))
     return outcome
+
+
+def read_files(request: ConvertRequest, result: ConversionResult) -> list[str]:
+    """The files the conversion read, which ``-o`` must never write over: the converter's
+    own list, plus what every conversion reads at least (a converter that keeps no list is
+    still covered): ``--config`` and the ``.htaccess`` files under DOCROOT."""
+    files = list(result.inputs)
+    if request.config is not None:
+        files.append(str(request.config))
+    if not result.inputs and request.docroot is not None and Path(request.docroot).is_dir():
+        files += [str(p) for p in scan_docroot(request.docroot).access_files]
+    return files
 
 
 def _check_target(target: str) -> None:
