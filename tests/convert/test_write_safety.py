@@ -119,3 +119,21 @@ def test_o_into_a_missing_directory_is_refused_before_converting(tmp_path: Path)
     one_line_error(convert("--config", str(config), "-o", str(out)), str(out),
                    "does not exist")
 
+
+
+def test_a_converter_that_lists_no_inputs_is_still_kept_off_the_htaccess(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The write path does not trust every converter to list what it read: DOCROOT's
+    .htaccess files and --config are always inputs."""
+    import confmig.convert as convert_module
+    from confmig.convert import ConvertRequest, WriteRefused, run
+    from confmig.convert.result import ConversionResult
+
+    _config, root = make_config(tmp_path)
+    monkeypatch.setattr(convert_module, "convert_docroot",
+                        lambda *_a, **_k: ConversionResult("httpd", str(root), "x\n"))
+    before = snapshot(tmp_path)
+    for target in (root / ".htaccess", root / "sub" / ".htaccess"):
+        with pytest.raises(WriteRefused, match="read by this command"):
+            run(ConvertRequest("httpd", root, output=target, force=True))
+    assert snapshot(tmp_path) == before
