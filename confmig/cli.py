@@ -286,6 +286,7 @@ def convert(
                                                     "ServerAlias).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Write and print nothing when "
                                          "anything is untranslatable (exit 1).")] = False,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Fold .htaccess files into <Directory> blocks (--to httpd): a fragment for DOCROOT
     (AllowOverride All assumed, or as --config sets it), or with --config and no DOCROOT (or
@@ -299,7 +300,8 @@ def convert(
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")
     request = ConvertRequest(to.value, docroot, config, output, write, force,
-                             Options(keep_500=not serve_500, defines=tuple(define or ())),
+                             Options(keep_500=not serve_500, defines=tuple(define or ()),
+                                     follow_symlinks=follow_symlinks),
                              listen=listen, server_name=server_name, strict=strict)
     try:
         outcome = run(request)
@@ -339,6 +341,7 @@ def verify(
                                            "and does nothing: keeping the 500 is the "
                                            "default.")] = False,
     define: DefinesOption = None,
+    follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
@@ -349,7 +352,8 @@ def verify(
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
-                            apache, nginx, not serve_500, tuple(define or ()))
+                            apache, nginx, not serve_500, tuple(define or ()),
+                            follow_symlinks)
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:

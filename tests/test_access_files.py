@@ -222,3 +222,18 @@ def test_sarif_uris_are_percent_encoded(tmp_path: Path) -> None:
             for r in json.loads(result.stdout)["runs"][0]["results"]
             for loc in r["locations"]]
     assert uris and all("\n" not in u and "%0A" in u for u in uris)
+
+
+def test_convert_stays_in_the_root_and_denies_what_it_did_not_read(site: Path) -> None:
+    result = confmig("convert", "--to", "httpd", str(site))
+    assert result.returncode == 0, result.stderr
+    assert SECRET not in result.stdout + result.stderr
+    assert "Permission denied" not in result.stderr  # ln -s / x: / is not walked (no /proc)
+    blocks = result.stdout.split("<Directory ")
+    up = next(b for b in blocks if b.startswith(f'"{site / "up"}"'))
+    x = next(b for b in blocks if b.startswith(f'"{site / "x"}"'))
+    assert "Require all denied" in up and "Require all denied" in x
+    assert "outside the root" in result.stderr and "--follow-symlinks" in result.stderr
+    (site / "x").unlink()
+    followed = confmig("convert", "--to", "httpd", str(site), "--follow-symlinks")
+    assert SECRET in followed.stdout  # asked for: read as Apache reads it

@@ -50,6 +50,7 @@ class VerifyRequest:
     nginx: str | None = None
     keep_500: bool = True  # False: convert with --serve-500
     defines: tuple[str, ...] = ()
+    follow_symlinks: bool = False  # convert with --follow-symlinks
 
 
 @dataclass
@@ -104,7 +105,7 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
 
 def prepare(request: VerifyRequest, binary: ApacheBinary) -> Setup:
     options = Options(keep_500=request.keep_500, apache=str(binary.path),
-                      defines=request.defines)
+                      defines=request.defines, follow_symlinks=request.follow_symlinks)
     if request.config is None:
         assert request.docroot is not None
         return _docroot_setup(request.docroot, options, binary)

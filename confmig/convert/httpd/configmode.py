@@ -54,7 +54,8 @@ def convert_config(config: str | os.PathLike[str], docroot: str | os.PathLike[st
     _relative_notes(layout, result)
     trees: list[TreePlan] = []
     for context, root in targets(layout, docroot, result):
-        tree = collect(Path(root), root, layout.access_names(context))
+        tree = collect(Path(root), root, layout.access_names(context),
+                       options.follow_symlinks)
         planned = plan_tree(tree, _in_force_for(layout, context), env, context)
         result.inputs += [str(access.path) for access in tree.files]
         marker = find_marker(loaded, layout, context, root)

@@ -32,6 +32,9 @@ class Options:
     check: bool = True  # run the result through apache2 -t
     apache: str | None = None
     defines: Sequence[str] = ()
+    #: Walk symlinked directories and read access files out of the tree (never /proc, /sys,
+    #: /dev, never in a loop); without it they are denied (confmig.convert.httpd.denied).
+    follow_symlinks: bool = False
 
 
 @dataclass
@@ -55,7 +58,7 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
     if config is None:
         env = assumed_env(set(options.defines))
         walk_root = clean(os.path.abspath(root))
-        tree = collect(root, walk_root)
+        tree = collect(root, walk_root, follow_symlinks=options.follow_symlinks)
         planned = plan_tree(tree, lambda _d: InForce.assumed_all(), env)
         assumptions = ["Assumed (no --config): AllowOverride All for every directory; modules: "
                        + env.describe() + "."]
@@ -65,7 +68,7 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
         env = config_env(loaded)
         layout = read_layout(loaded)
         context, walk_root = context_for(layout, root, notes)
-        tree = collect(root, walk_root, layout.access_names(context))
+        tree = collect(root, walk_root, layout.access_names(context), options.follow_symlinks)
         planned = plan_tree(tree, lambda d: layout.in_force(context, d), env, context)
         assumptions = [f"AllowOverride and modules as {config} sets them for "
                        f"{context.label}; modules: {env.describe()}."]
