@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.authn import authenticate, groups_of
-from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
+from confmig.model.expr import ExprEvalError, ExprUnsupported, parse_cached
 from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
+from confmig.model.merge.authz import require_expr_text
 from confmig.model.remotehost import client_host_name, in_domain, resolves_to_client
 from confmig.model.round import Round
 from confmig.model.variables import lookup_for
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 
 NO_USER_PROVIDERS = frozenset({"user", "valid-user", "group", "file-owner", "file-group",
                                "ldap-user", "ldap-group", "dbd-group"})
-AuthzResult = Literal["granted", "denied", "denied-no-user", "neutral"]
+# "error" is AUTHZ_GENERAL_ERROR: it ends the evaluation and the request answers 500.
+AuthzResult = Literal["granted", "denied", "denied-no-user", "neutral", "error"]
 
 
 def check_access(ev: Evaluation, rnd: Round, method: str) -> bool:
@@ -70,6 +72,8 @@ def access_status(ev: Evaluation, rnd: Round, method: str, dynamic: list[bool]) 
         return 0
     result = apply_authz(ev, authz.section, rnd, method, "and", dynamic)
     ev.step("access", f"authorization: {result}")
+    if result == "error":
+        return 500
     if result == "granted":
         return 0
     if result == "denied-no-user":
@@ -83,6 +87,8 @@ def access_status(ev: Evaluation, rnd: Round, method: str, dynamic: list[bool]) 
             return login.status
         result = apply_authz(ev, authz.section, rnd, method, "and", dynamic, login.user)
         ev.step("access", f"authorization of user {login.user!r}: {result}")
+        if result == "error":
+            return 500
         if result == "granted":
             return 0
         if result != "denied-no-user" and authz.forbidden_on_fail:
@@ -150,6 +156,8 @@ def apply_authz(ev: Evaluation, node: AuthzNode, rnd: Round, method: str, parent
         result = "neutral"
         for child in node.children:
             r = apply_authz(ev, child, rnd, method, node.op, dynamic, user)
+            if r == "error":
+                return r
             if r == "neutral":
                 continue
             if node.op == "and":
@@ -211,13 +219,12 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
     if name == "env":
         return "granted" if any(a in rnd.env for a in args) else "denied"
     if name == "expr":
-        text = node.args
-        if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-            text = text[1:-1]
         try:
-            ok = parse_cached(text).evaluate(lookup_for(ev, rnd))
-        except ExprError:
-            return "denied"
+            ok = parse_cached(require_expr_text(node.args)).evaluate(
+                lookup_for(ev, rnd), ev.request.clock)
+        except ExprEvalError as exc:
+            ev.step("access", f"Require expr: Error evaluating expression: {exc}")
+            return "error"
         except ExprUnsupported as exc:
             ev.note(f"Require expr: cannot evaluate {exc}")
             return "denied"

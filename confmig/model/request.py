@@ -84,6 +84,7 @@ class Request:
     local_addr: str = "127.0.0.1"
     protocol: str = "HTTP/1.1"
     dns_lookups: bool = True  # host-name access control may ask the system resolver
+    clock: float | None = None  # the time of the request (seconds since the epoch; None: now)
 
     @property
     def path(self) -> str:
@@ -120,7 +121,8 @@ class Request:
     def with_target(self, target: str, method: str | None = None) -> Request:
         """The same connection and headers, another target (internal redirects, sub-requests)."""
         return Request(target, method or self.method, self.headers, self.port, self.https,
-                       self.remote_addr, self.local_addr, self.protocol, self.dns_lookups)
+                       self.remote_addr, self.local_addr, self.protocol, self.dns_lookups,
+                       self.clock)
 
     @classmethod
     def from_url(cls, url: str, *, method: str = "GET",

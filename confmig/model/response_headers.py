@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.expr import ExprError, ExprUnsupported, parse_cached
+from confmig.model.expr import ExprError, ExprEvalError, ExprUnsupported, parse_cached
 from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
 from confmig.model.request import Request
 from confmig.model.round import DIR_MAGIC_TYPE, Round
@@ -140,10 +140,14 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
             continue
         if h.expr is not None:
             try:
-                if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table)):
+                if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table),
+                                                     ev.request.clock):
                     continue
             except ExprError:
                 continue
+            except ExprEvalError as exc:  # mod_headers: "Failed to evaluate … - ignoring"
+                ev.step("fixups", f"{h.directive.name}: failed to evaluate expression ({exc})"
+                                  " - the header is set anyway")
             except ExprUnsupported as exc:
                 ev.note(f"{h.directive.name} at {h.directive.file}:{h.directive.line}: "
                         f"cannot evaluate {exc} (entry skipped)")

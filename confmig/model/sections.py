@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 from confmig.model.applied import AppliedDirective
-from confmig.model.expr import Expr, ExprError
+from confmig.model.expr import Expr, ExprError, parse_cached
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge import METHODS, CoreDir, DirConfig, SectionBuilder
 from confmig.model.rewrite.regex import Regex
@@ -146,8 +146,10 @@ def _context_name(context: str) -> str:
 
 def child_builder(context: Literal["files", "if"], parent: SectionBuilder) -> SectionBuilder:
     """A builder for a section nested in *parent* (same path, Options limits, modules)."""
-    return SectionBuilder(context, parent.path, override_opts=parent.override_opts,
-                          loaded_modules=parent.has_module)
+    child = SectionBuilder(context, parent.path, override_opts=parent.override_opts,
+                           loaded_modules=parent.has_module)
+    child.restricted = parent.restricted
+    return child
 
 
 def finish_section(kind: SectionKind, label: str, node: Section | None,
@@ -204,11 +206,11 @@ def build_if_section(node: Section, permit: Permit | None,
     SectionCollector(b, "if", permit, nonfatal).feed(node.children)
     condition = None
     if node.lname != "else":
-        text = node.args_text.strip()
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            text = text[1:-1]
+        # ifsection: the condition is the first word as ap_getword_conf reads it (quotes
+        # removed, \\ and \" unescaped); anything after it is ignored.
+        text = node.args[0] if node.args else ""
         try:
-            condition = Expr.parse(text)
+            condition = parse_cached(text, restricted=parent.restricted)
         except ExprError as exc:
             parent.error(node, f"Cannot parse condition clause: {exc}")
             return None

@@ -8,6 +8,7 @@ from functools import cache
 from tests.differential import (
     sites_access,
     sites_core,
+    sites_expr,
     sites_corpus,
     sites_integration,
     sites_limits,

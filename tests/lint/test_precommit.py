@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,13 @@ def hook_repo(tmp: Path) -> Path:
     return repo
 
 
-REQUIREMENTS = ("lark>=1.1.9", "rich>=13", "typer>=0.12", "jinja2>=3.1", "pcre2>=0.4",
-                "hatchling>=1.18")
+def _requirements() -> tuple[str, ...]:
+    """The package's dependencies and build requirements, read from pyproject.toml."""
+    project = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    return (*project["project"]["dependencies"], *project["build-system"]["requires"])
+
+
+REQUIREMENTS = _requirements()
 
 
 def wheelhouse() -> dict[str, str]:

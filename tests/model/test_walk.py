@@ -54,8 +54,10 @@ def test_expressions() -> None:
     assert Expr.parse("5 -gt 3 && true").evaluate(lookup)
     with pytest.raises(ExprError):
         Expr.parse("%{QUERY_STRING} ==")
+    with pytest.raises(ExprError, match="Variable 'NOPE' does not exist"):
+        Expr.parse("%{NOPE} == 'x'")  # Apache refuses it when parsing (a 500 in .htaccess)
     with pytest.raises(ExprUnsupported):
-        Expr.parse("%{NOPE} == 'x'").evaluate(lookup)
+        Expr.parse("%{REMOTE_PORT} == '1'").evaluate(lookup)  # known, but not to the model
 
 
 def test_directories_sorted_non_regex_by_depth_then_regex(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from confmig.model.expr import ExprError, parse_cached
 from confmig.model.merge.handlers import METHODS, handles, on_off, takes
 from confmig.model.netmatch import ip_subnet
 from confmig.syntax import Directive, Node
@@ -125,6 +126,12 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
         unknown = [w for w in words[1:] if w.upper() not in METHODS]
         if not words[1:] or unknown:
             return f"Unknown method '{unknown[0] if unknown else ''}'"
+    if provider == "expr":
+        text = require_expr_text(args)
+        try:
+            parse_cached(text, restricted=b.restricted)
+        except ExprError as exc:
+            return f"Cannot parse expression in require line: {exc}"
     if provider == "ip":
         bad = [w for w in words[1:] if ip_subnet(w) is None]
         if not words[1:] or bad:
@@ -136,6 +143,13 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
     node = AuthzNode(negate=negate, provider=provider, args=args, methods=methods, directive=d)
     b.authz_stack[-1].append(node)
     return None
+
+
+def require_expr_text(args: str) -> str:
+    """``expr_parse_config``: the expression, without surrounding double quotes."""
+    if len(args) >= 2 and args[0] == '"' and args[-1] == '"':
+        return args[1:-1]
+    return args
 
 
 @handles("authmerging")

@@ -53,6 +53,9 @@ class SectionBuilder:
                  override_opts: int = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI,
                  loaded_modules: Callable[[str], bool] | None = None) -> None:
         self.context = context
+        # Read from an .htaccess (inherited by its nested sections): ap_expr refuses the
+        # "restricted" functions there.
+        self.restricted = context == "htaccess"
         self.path = path
         self.override_opts = override_opts
         self.has_module = loaded_modules or (lambda name: True)
