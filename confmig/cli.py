@@ -19,6 +19,7 @@ from rich.console import Console
 
 from confmig import __version__
 from confmig.convert import registry as converters
+from confmig.syntax.ast import ReadLimitError
 
 app = typer.Typer(
     name="confmig",
@@ -121,8 +122,8 @@ def parse(
         ws = load_path(path, config, set(define or []), on_directory, follow_symlinks)
     for note in ws.notes:
         err.print(f"note: {note}", markup=False, highlight=False)
-    if fmt is ParseFormat.json:
-        out.print_json(json.dumps(workspace_json(ws)))
+    if fmt is ParseFormat.json:  # one line, as crossplane: rich's print_json is far slower
+        out.file.write(json.dumps(workspace_json(ws)) + "\n")
     else:
         out.print(workspace_tree(ws))
     for error in ws.errors:
@@ -415,8 +416,16 @@ def bench(
 
 def main() -> None:
     """Console-script entry point."""
+    # Configuration bytes that are not UTF-8 are carried as surrogate escapes
+    # (confmig.syntax.parser.decode): printed, they are the very bytes that were read.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
     try:
         app()
+    except ReadLimitError as exc:  # input beyond confmig's own limits: file:line, exit 2
+        err.print(f"error: {exc}", markup=False, highlight=False)
+        sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)

@@ -122,6 +122,9 @@ def test_lint_parse_and_explain_never_print_a_file_outside_the_root(site: Path) 
         parse = confmig("parse", str(site), "--format", fmt, "--no-config")
         assert SECRET not in parse.stdout + parse.stderr
         assert "outside the root" in parse.stderr
+    [not_read] = json.loads(parse.stdout)["docroot"]["not_read"]
+    assert not_read["path"] == str(site / "up" / ".htaccess")
+    assert not_read["state"] == "outside-root"
     explain = confmig("explain", "/up/f.txt", "--root", str(site), "--no-config")
     assert SECRET not in explain.stdout + explain.stderr
     assert "403" in explain.stdout and "--follow-symlinks" in explain.stdout

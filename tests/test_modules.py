@@ -112,6 +112,7 @@ def test_add_loadmodule() -> None:
     ("mod_no_such", "mod_no_such.c", "no_such_module"),
     ("mod_no_such.so", "mod_no_such.c", "no_such_module"),
     ("mod_odd.cc", "mod_odd.cc", "odd_module"),
+    ("vendor", "mod_vendor.c", "vendor_module"),  # Debian's short name (vendor.load)
     ("Vendor", None, "Vendor"),
 ])
 def test_an_unknown_module_is_loaded_all_the_same(name: str, source: str | None,
@@ -125,6 +126,12 @@ def test_an_unknown_module_is_loaded_all_the_same(name: str, source: str | None,
     assert not mods.has(name.upper())  # still strcmp
     assert mods.without_facts == (ident,)
     assert ModuleSet(["mime_module", name]).identifiers == {"mime_module", identifier}
+
+
+def test_debian_short_names() -> None:
+    mods = ModuleSet(["rewrite", "wsgi", "mpm_prefork"])
+    assert mods.identifiers == {"rewrite_module", "wsgi_module", "mpm_prefork_module"}
+    assert mods.without_facts == ()
 
 
 def test_known_third_party_modules_are_not_unknown() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +34,7 @@ from confmig.load import LoadedConfig, ReadState, Workspace, load_config, paths
 from confmig.syntax import ConfigFile, Directive, Node, Section
 
 if TYPE_CHECKING:
+    from confmig.lint.rule import Rule
     from confmig.model.modules import ModuleSet
     from confmig.model.registry import AllowOverride, DirectiveInfo, Registry
 
@@ -417,9 +418,33 @@ def file_roots(nodes: list[Node], path: str) -> tuple[list[Node], dict[int, tupl
     return roots, parents
 
 
+@dataclass(eq=False)
+class AccessEntry:
+    """One access file as the tree rules see it: where it is, what each tree rule summarised
+    of it when it was checked (:meth:`confmig.lint.rule.Rule.summarize`), and — only if a
+    rule asks for it — its full context (``load`` parses the file again then)."""
+
+    path: str
+    directory: str | None
+    summaries: dict[str, object] = field(default_factory=dict)
+    load: Callable[[], FileContext] | None = field(default=None, repr=False)
+    loaded_context: FileContext | None = field(default=None, repr=False)
+
+    @property
+    def context(self) -> FileContext:
+        if self.loaded_context is None:
+            assert self.load is not None, f"no way to load {self.path}"
+            self.loaded_context = self.load()
+        return self.loaded_context
+
+
 @dataclass
 class LintContext:
-    """The whole run: every file, the workspace, and what was assumed."""
+    """The whole run: every file, the workspace, and what was assumed.
+
+    ``files`` are the contexts at hand (a server config's files, or a text's); the access
+    files of a docroot are ``access`` entries, whose contexts are loaded only on demand.
+    """
 
     files: list[FileContext]
     workspace: Workspace
@@ -429,14 +454,30 @@ class LintContext:
     registry: Registry
     modules: ModuleSet
     notes: list[str] = field(default_factory=list)
+    access: list[AccessEntry] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.access:
+            self.access = [AccessEntry(f.path, f.directory, loaded_context=f)
+                           for f in self.files if f.kind == "htaccess"]
 
     @property
     def access_files(self) -> list[FileContext]:
-        return [f for f in self.files if f.kind == "htaccess"]
+        """Every access file's full context (loads those not at hand: prefer
+        :meth:`summary`)."""
+        return [e.context for e in self.access]
 
     @property
     def server_files(self) -> list[FileContext]:
         return [f for f in self.files if f.kind == "server"]
+
+    def summary(self, rule: Rule, entry: AccessEntry) -> object:
+        """``rule``'s summary of an access file: the one taken when it was checked, or (a
+        file served from the cache, a text) taken now."""
+        if rule.code in entry.summaries:
+            return entry.summaries[rule.code]
+        found = entry.summaries[rule.code] = rule.summarize(entry.context)
+        return found
 
 
 _ASSUMED = Overrides(("All",), (), None)

@@ -47,6 +47,7 @@ class RuleSet:
                     self.tables[kind].setdefault(name, []).append(rule)
         self.file_rules = [r for r in self.rules if _overrides(type(r), "check_file")]
         self.tree_rules = [r for r in self.rules if _overrides(type(r), "check_tree")]
+        self.summary_rules = [r for r in self.tree_rules if _overrides(type(r), "summarize")]
 
     @property
     def has_tree_rules(self) -> bool:
@@ -87,6 +88,18 @@ class RuleSet:
                 except Exception as exc:
                     out.append(internal_error(rule, ctx.path, exc))
                     broken.add(rule.code)
+
+    def summarize(self, ctx: FileContext) -> tuple[dict[str, object], list[Finding]]:
+        """Each tree rule's summary of one access file (and an internal error for a rule
+        that raised)."""
+        out: dict[str, object] = {}
+        errors: list[Finding] = []
+        for rule in self.summary_rules:
+            try:
+                out[rule.code] = rule.summarize(ctx)
+            except Exception as exc:
+                errors.append(internal_error(rule, ctx.path, exc))
+        return out, errors
 
     def check_tree(self, ctx: LintContext) -> list[Finding]:
         out: list[Finding] = []

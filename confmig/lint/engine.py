@@ -24,6 +24,7 @@ from pathlib import Path
 from confmig.lint.cache import LintCache, cache_directory, code_fingerprint, digest
 from confmig.lint.config import Settings, load_settings
 from confmig.lint.context import (
+    AccessEntry,
     Environment,
     FileContext,
     LintContext,
@@ -127,6 +128,7 @@ class AccessPlan:
     data: bytes = b""
     key: str = ""
     findings: list[Finding] | None = None
+    summaries: dict[str, object] | None = None   # each tree rule's (Rule.summarize)
     context: FileContext | None = None
 
 
@@ -142,18 +144,27 @@ def load_plan(env: Environment, plan: AccessPlan) -> FileContext:
 
 
 def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
-               keep_contexts: bool, jobs: int | None) -> None:
-    """Parse and run the per-file rules on each plan (fills ``findings``, and ``context``
-    when the tree rules will need it).  A large tree is spread over a process pool."""
+               summarize: bool, jobs: int | None) -> None:
+    """Parse and check each plan (fills ``findings``, and ``summaries`` when the tree rules
+    will run).  A large tree is spread over a process pool."""
     workers = _workers(jobs, len(plans))
     if workers > 1:
-        _lint_plans_parallel(env, rules, plans, keep_contexts, workers)
+        _lint_plans_parallel(env, rules, plans, summarize, workers)
         return
     for plan in plans:
         ctx = load_plan(env, plan)
-        plan.findings = rules.check_file(ctx)
-        if keep_contexts:
-            plan.context = ctx
+        plan.findings, plan.summaries = _check_plan(rules, ctx, summarize)
+        if summarize:
+            plan.context = ctx     # at hand: a tree rule that wants it need not parse again
+
+
+def _check_plan(rules: RuleSet, ctx: FileContext, summarize: bool
+                ) -> tuple[list[Finding], dict[str, object] | None]:
+    findings = rules.check_file(ctx)
+    if not summarize:
+        return findings, None
+    summaries, errors = rules.summarize(ctx)
+    return findings + errors, summaries
 
 
 def _workers(jobs: int | None, files: int) -> int:
@@ -164,7 +175,7 @@ def _workers(jobs: int | None, files: int) -> int:
     return max(1, min(jobs or available, available, files // (PARALLEL_MIN_FILES // 2)))
 
 
-_ChunkResult = list[tuple[list[Finding], LoadedConfig | None]]
+_ChunkResult = list[tuple[list[Finding], dict[str, object] | None]]
 
 
 @dataclass
@@ -186,31 +197,26 @@ def _start_worker(state: _Worker) -> None:
 
 def _lint_chunk(chunk: list[AccessPlan]) -> _ChunkResult:
     assert _worker is not None, "called outside a worker started by _start_worker"
-    out: _ChunkResult = []
-    for plan in chunk:
-        ctx = load_plan(_worker.env, plan)
-        out.append((_worker.rules.check_file(ctx), ctx.loaded if _worker.keep else None))
-    return out
+    return [_check_plan(_worker.rules, load_plan(_worker.env, plan), _worker.keep)
+            for plan in chunk]
 
 
 def _lint_plans_parallel(env: Environment, rules: RuleSet, plans: list[AccessPlan],
-                         keep_contexts: bool, workers: int) -> None:
+                         summarize: bool, workers: int) -> None:
     """Fork ``workers`` processes; each parses and checks a share of the files and sends
-    back its findings (and, for the tree rules, the loaded files: unpickling them is
-    several times cheaper than parsing).  The environment and rules reach each worker
-    as its initializer's argument (a forked worker receives it without pickling)."""
+    back its findings and, for the tree rules, their summaries (not the parsed files:
+    unpickling one costs more than parsing it again).  The environment and rules reach
+    each worker as its initializer's argument (a forked worker receives it without
+    pickling)."""
     size = max(50, len(plans) // (workers * 4))
     chunks = [plans[i:i + size] for i in range(0, len(plans), size)]
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
                              initializer=_start_worker,
-                             initargs=(_Worker(env, rules, keep_contexts),)) as pool:
+                             initargs=(_Worker(env, rules, summarize),)) as pool:
         results = list(pool.map(_lint_chunk, chunks))
     for chunk, result in zip(chunks, results, strict=True):
-        for plan, (findings, loaded) in zip(chunk, result, strict=True):
-            plan.findings = findings
-            if loaded is not None:
-                plan.context = htaccess_context(env, plan.path, plan.directory, plan.overrides,
-                                                loaded, decode(plan.data))
+        for plan, (findings, summaries) in zip(chunk, result, strict=True):
+            plan.findings, plan.summaries = findings, summaries
 
 
 # -- entry points ----------------------------------------------------------------------------
@@ -374,19 +380,15 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
     tree_rules = rules.has_tree_rules
     tree_key = digest(*(p.path + ":" + p.key for p in plans)) if tree_rules else ""
     tree_findings = cache.get_tree(tree_key) if cache and tree_rules else None
-    need_contexts = tree_rules and tree_findings is None
-    lint_plans(env, rules, misses, keep_contexts=need_contexts, jobs=jobs)
-    if need_contexts:
-        for plan in plans:
-            if plan.context is None:
-                plan.context = load_plan(env, plan)
+    run_tree = tree_rules and tree_findings is None
+    lint_plans(env, rules, misses, summarize=run_tree, jobs=jobs)
+    if run_tree:
         workspace = Workspace(server=env.server, docroot=docroot,
-                              access={p.path: p.context.loaded for p in plans if p.context},
                               scan=scan if scan is not None else None, state=env.state)
         lint_ctx = LintContext(
-            files=[p.context for p in plans if p.context], workspace=workspace,
-            docroot=docroot, assumed_defaults=env.assumed, server=env.server,
-            registry=env.registry, modules=env.state.modules, notes=result.notes,
+            files=[], workspace=workspace, docroot=docroot, assumed_defaults=env.assumed,
+            server=env.server, registry=env.registry, modules=env.state.modules,
+            notes=result.notes, access=[_entry(env, plan) for plan in plans],
         )
         tree_findings = rules.check_tree(lint_ctx)
     out: list[Finding] = []
@@ -402,6 +404,14 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
     if cache:
         cache.save()
     return out
+
+
+def _entry(env: Environment, plan: AccessPlan) -> AccessEntry:
+    """An access file for the tree rules: its summaries, its context only if one asks."""
+    entry = AccessEntry(plan.path, plan.directory, dict(plan.summaries or {}),
+                        load=lambda: load_plan(env, plan), loaded_context=plan.context)
+    plan.context = None
+    return entry
 
 
 def _open_cache(settings: Settings, env: Environment, linted: Path) -> LintCache:

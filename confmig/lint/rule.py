@@ -29,7 +29,8 @@ How a rule looks at a file (the engine, :mod:`confmig.lint.engine`, calls these)
   None``) are not dispatched: nothing in it has any effect, and CTX003 says so.
 * ``check_file`` is the whole-file hook, for rules that need a file's sections or lines
   together (mod_rewrite blocks, duplicates, the raw text).
-* ``check_tree`` sees every file of the run at once (duplication across files, depth).
+* ``check_tree`` sees every file of the run at once (duplication across files, depth);
+  what it needs of each access file it takes from ``summarize`` (see there).
 """
 
 from __future__ import annotations
@@ -83,6 +84,13 @@ class Rule:
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         """Findings that need every file at once (duplication, depth)."""
         return iter(())
+
+    def summarize(self, ctx: FileContext) -> object:
+        """What ``check_tree`` needs from one access file (small and picklable), taken when
+        the file is checked — in a pool worker for a large tree — and handed to
+        ``check_tree`` through :meth:`LintContext.summary`, so the tree rules need neither
+        the parsed file nor to redo the work.  None: nothing."""
+        return None
 
     def finding(self, node: Node, message: str | None = None, hint: str | None = None,
                 severity: Severity | None = None) -> Finding:

@@ -41,6 +41,9 @@ def workspace_json(ws: Workspace) -> dict[str, Any]:
             "directories": ws.scan.directories,
             "access_files": [str(p) for p in ws.scan.access_files],
             "skipped": [{"path": str(p), "reason": r} for p, r in ws.scan.skipped],
+            # access files Apache opens but confmig did not read (confmig.load.accessfile)
+            "not_read": [{"path": c.path, "state": c.state.value, "reason": c.message()}
+                         for c in ws.scan.problems],
         }
     return out
 

@@ -31,6 +31,7 @@ with ``<IfModule>`` on the real server), ``data/third_party.json`` (``modules`` 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -108,6 +109,9 @@ def lookup(name: str) -> ModuleIdentity | None:
     return _index().get(name.strip().lower())
 
 
+_SHORT = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+
+
 def unknown_identity(name: str, path: str | None = None) -> ModuleIdentity:
     """The identity of a module confmig has no facts for, guessed from *name* (an identifier
     ``foo_module``, a source file ``mod_foo.c`` or a manual name ``mod_foo``) and, for
@@ -115,8 +119,9 @@ def unknown_identity(name: str, path: str | None = None) -> ModuleIdentity:
 
     ``<IfModule>`` then answers to ``foo_module`` and ``mod_foo.c``: a module's struct is
     named ``foo_module`` and defined in ``mod_foo.c`` by the convention nearly every module
-    follows (mod_wsgi: ``wsgi_module`` in ``src/server/mod_wsgi.c``).  A name of neither shape
-    is taken as the identifier, with no source file.
+    follows (mod_wsgi: ``wsgi_module`` in ``src/server/mod_wsgi.c``).  A lower-case word is
+    Debian's short name (``foo``, as in ``mods-enabled/foo.load``); any other name is taken
+    as the identifier, with no source file.
     """
     name = name.strip()
     shared = PurePath(path).name if path else None
@@ -129,6 +134,8 @@ def unknown_identity(name: str, path: str | None = None) -> ModuleIdentity:
         base = name.split(".", 1)[0]
         source = name if name.endswith((".c", ".cc", ".cpp")) else f"{base}.c"
         identifier = f"{base.removeprefix('mod_')}_module"
+    elif _SHORT.fullmatch(name):  # Debian's short name, as in mods-enabled/foo.load
+        identifier, source = f"{name}_module", f"mod_{name}.c"
     else:
         identifier, source = name, None
     manual = source.split(".", 1)[0] if source else name
@@ -179,12 +186,16 @@ class ModuleSet:
         return cls(i for i in identities() if i.static)
 
     def add(self, module: str | ModuleIdentity) -> ModuleIdentity:
-        """Mark a module loaded; *module* is an identity or any of its names.  A name no
-        known module has is loaded all the same, as :func:`unknown_identity`."""
+        """Mark a module loaded; *module* is an identity, any of its names or Debian's short
+        name (``rewrite``).  A name no known module has is loaded all the same, as
+        :func:`unknown_identity`."""
         if isinstance(module, ModuleIdentity):
             ident = module
         else:
-            ident = lookup(module) or unknown_identity(module)
+            ident = lookup(module)
+            if ident is None and _SHORT.fullmatch(module):  # mods-enabled/<short>.load
+                ident = lookup(f"{module}_module") or lookup(f"mod_{module}.so")
+            ident = ident or unknown_identity(module)
         return self._loaded.setdefault(ident.identifier, ident)
 
     def add_loadmodule(self, identifier: str, path: str) -> ModuleIdentity:

@@ -253,8 +253,10 @@ class ManagedServer(abc.ABC):
 
 
 def write_file(path: Path, text: str) -> Path:
-    """Write a config file (newline-terminated, so an included last line is complete)."""
-    path.write_text(text if text.endswith("\n") else text + "\n")
+    """Write a config file (newline-terminated, so an included last line is complete); text
+    decoded with ``surrogateescape`` goes back to its original bytes."""
+    data = text if text.endswith("\n") else text + "\n"
+    path.write_bytes(data.encode("utf-8", errors="surrogateescape"))
     return path
 
 

@@ -164,7 +164,11 @@ class _Builder:
             args = text.split()
             name = args.pop(0)
             rest = text[len(name):].lstrip(_SPACE)
-        return Directive(self.file, row, col, raw, sys.intern(name), args, rest, last)
+        # Names and short words repeat from line to line: one shared string each keeps a
+        # large file's tree small (and the line number object too, for a one-line directive).
+        args = [sys.intern(a) if len(a) < 40 else a for a in args]
+        return Directive(self.file, row, col, raw, sys.intern(name), args, rest,
+                         row if last == row else last)
 
     def _open(self, text: str, raw: str, row: int, col: int, last: int) -> None:
         word, rest = first_word(text)

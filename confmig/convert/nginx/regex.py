@@ -108,6 +108,14 @@ def url_path(pattern: str, nocase: bool = False) -> str:
     return f"(?s){'(?i)' if nocase else ''}{body}"
 
 
+def file_then_path(pattern: str, name: str) -> str:
+    """A regex for a path whose first component matching the ``<FilesMatch>`` *pattern* is
+    followed by more path (PATH_INFO); the path up to that component is captured as
+    *name*.  Its ``$`` is the end of that component."""
+    body = _scan(pattern, "(?<=/)").replace("\\z", "(?=/)")
+    return f"(?s)^(?<{name}>.*?/[^/]*?(?:{body})[^/]*)/"
+
+
 def basename(pattern: str) -> str:
     """The nginx location regex for a ``<FilesMatch>`` pattern (last path component)."""
     body = _scan(pattern, "(?<=/)")

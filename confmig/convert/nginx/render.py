@@ -24,7 +24,7 @@ from typing import Any
 
 import jinja2
 
-from confmig.convert.nginx.regex import Untranslatable, basename, url_path
+from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
 from confmig.convert.nginx.rewrite import q, translate
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, Scope, Settings, SitePlan, Source
@@ -238,6 +238,7 @@ class Renderer:
         main = Location("/" if scope.url == "/" else f"^~ {q(scope.url)}",
                         [f"{scope.directory} ({where})"])
         main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
+        self._path_info_denials(scope, main.lines)
         for files in self._ordered_files(scope):
             main.nested.append(self._files_location(scope, files, sid))
         if rewrite_out is not None:
@@ -258,6 +259,30 @@ class Renderer:
             bare.lines, _ = self._settings_lines(scope, scope.settings, sid + "s", rules)
             out.insert(0, bare)
         return out
+
+    def _path_info_denials(self, scope: Scope, lines: list[str]) -> None:
+        """A denied ``<Files>`` name followed by more path (``/db.sql/x``): Apache's walk
+        stops at the file, so the section applies (and Apache denies); nginx's location for
+        the last component would not.  Checked first in the location, for an existing file
+        (a directory of that name is walked into by Apache)."""
+        if lines and lines[-1].startswith("return"):
+            return  # the whole location is denied already
+        denials = []
+        for files in self._ordered_files(scope):
+            if files.settings.access.decision == "granted":
+                continue
+            try:
+                basename(files.basename_regex)
+            except Untranslatable:
+                continue  # the whole directory is denied by its nested location
+            status = files.settings.access.status or 403
+            prefix_regex = file_then_path(files.basename_regex, "confmig_named")
+            denials += [f"# {files.source} {files.label}, followed by PATH_INFO",
+                        'set $confmig_file "";',
+                        f"if ($uri ~ {q(prefix_regex)}) {{ set $confmig_file "
+                        f'"$document_root$confmig_named"; }}',
+                        f"if (-f $confmig_file) {{ return {status}; }}"]
+        lines[:0] = denials
 
     def _ordered_files(self, scope: Scope) -> list[FilesScope]:
         base = scope.settings.access

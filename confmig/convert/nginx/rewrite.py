@@ -124,7 +124,7 @@ def translate(plan: RewritePlan, scope_id: str) -> RewriteOut:
         while group[-1].chain and index + len(group) < len(rules):
             group.append(rules[index + len(group)])
         index += len(group)
-        number = f"{scope_id}_{index}"
+        number = ""  # variables are reset by each rule that uses them: shared names
         out.lines.append(f"# {_where(rule)} {_text(rule)}")
         try:
             if len(group) > 1:

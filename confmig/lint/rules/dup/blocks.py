@@ -16,12 +16,14 @@ BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
 
 
-def block_key(scope: Scope, url_prefix: str | None = None) -> tuple[str, ...] | None:
-    """The normalised lines of a scope's rewrite block; None when it has no RewriteRule."""
-    prefix = scope.rewrite.base if scope.rewrite.base_set else url_prefix
-    if prefix is not None and not prefix.endswith("/"):
-        prefix += "/"
-    lines: list[str] = []
+# One rewrite line, split as mod_rewrite splits it: (directive, first, second, flags).
+Line = tuple[str, str, str, str]
+
+
+def block_lines(scope: Scope) -> tuple[str | None, tuple[Line, ...]] | None:
+    """A scope's RewriteBase (None when not set) and its RewriteCond/RewriteRule lines,
+    split; None when a line does not split or there is no RewriteRule."""
+    lines: list[Line] = []
     for d in scope.directives:
         if d.lname not in BLOCK_DIRECTIVES:
             continue
@@ -29,9 +31,28 @@ def block_key(scope: Scope, url_prefix: str | None = None) -> tuple[str, ...] | 
         if parsed is None:
             return None
         first, second, flags = parsed
-        if d.lname == "rewriterule" and prefix and prefix != "/" and second.startswith(prefix):
-            second = BASE + second[len(prefix):]
-        lines.append(" ".join(w for w in (d.lname, first, second, flags or "") if w))
-    if not any(line.startswith("rewriterule") for line in lines):
+        lines.append((d.lname, first, second, flags or ""))
+    if not any(line[0] == "rewriterule" for line in lines):
         return None
-    return tuple(lines)
+    base = scope.rewrite.base if scope.rewrite.base_set else None
+    return base, tuple(lines)
+
+
+def key_of(base: str | None, lines: tuple[Line, ...], url_prefix: str | None = None
+           ) -> tuple[str, ...]:
+    """The normalised lines of a block (see the module docstring)."""
+    prefix = base if base is not None else url_prefix
+    if prefix is not None and not prefix.endswith("/"):
+        prefix += "/"
+    out: list[str] = []
+    for lname, first, second, flags in lines:
+        if lname == "rewriterule" and prefix and prefix != "/" and second.startswith(prefix):
+            second = BASE + second[len(prefix):]
+        out.append(" ".join(w for w in (lname, first, second, flags) if w))
+    return tuple(out)
+
+
+def block_key(scope: Scope, url_prefix: str | None = None) -> tuple[str, ...] | None:
+    """The normalised lines of a scope's rewrite block; None when it has no RewriteRule."""
+    found = block_lines(scope)
+    return None if found is None else key_of(*found, url_prefix)

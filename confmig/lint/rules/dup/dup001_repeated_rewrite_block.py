@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from confmig.lint.context import FileContext, LintContext
+from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, block_key
+from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, Line, block_key, block_lines, key_of
 from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
@@ -25,7 +26,7 @@ def _names(items: list[str]) -> str:
     return shown + (f" and {len(items) - SHOW} more" if len(items) > SHOW else "")
 
 
-def _url_prefix(f: FileContext, docroot: str | None) -> str | None:
+def _url_prefix(f: AccessEntry, docroot: str | None) -> str | None:
     """The URL-path of an access file's directory, when the docroot is known."""
     if docroot is None or not f.directory:
         return None
@@ -78,30 +79,45 @@ class RepeatedRewriteBlock(Rule):
                 yield self.finding(_first(scope), f"this rewrite block ({len(_block(scope))} "
                                                   f"lines) is repeated in {_names(others)}")
 
+    def summarize(self, ctx: FileContext) -> _Summary | None:
+        """An access file's top-level rewrite block: its base, lines, first line and size."""
+        top = next((s for s in ctx.rewrite_scopes() if s.section is None), None)
+        found = block_lines(top) if top is not None else None
+        if top is None or found is None:
+            return None
+        return _Summary(found[0], found[1], _first(top), len(_block(top)))
+
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         docroot = os.path.realpath(ctx.docroot) if ctx.docroot is not None else None
-        groups: dict[tuple[str, ...], list[tuple[FileContext, Scope]]] = defaultdict(list)
-        for f in ctx.access_files:
-            top = next((s for s in f.rewrite_scopes() if s.section is None), None)
-            if top is None:
+        groups: dict[tuple[str, ...], list[tuple[AccessEntry, _Summary]]] = defaultdict(list)
+        for entry in ctx.access:
+            summary = ctx.summary(self, entry)
+            if not isinstance(summary, _Summary):
                 continue
-            key = block_key(top, _url_prefix(f, docroot))
-            if key is not None:
-                groups[key].append((f, top))
+            key = key_of(summary.base, summary.lines, _url_prefix(entry, docroot))
+            groups[key].append((entry, summary))
         for members in groups.values():
             if len(members) < 2:
                 continue
             # Only the first few other paths are named: build that short list per member
             # (not the whole list, which would be quadratic in a tree of copies).
             head = [o.path for o, _ in members[:SHOW + 1]]
-            for f, scope in members:
-                shown = [path for path in head if path != f.path][:SHOW]
+            for entry, summary in members:
+                shown = [path for path in head if path != entry.path][:SHOW]
                 more = len(members) - 1 - len(shown)
                 names = ", ".join(shown) + (f" and {more} more" if more else "")
                 yield self.finding(
-                    _first(scope),
-                    f"this rewrite block ({len(_block(scope))} lines) is repeated in "
+                    summary.first,
+                    f"this rewrite block ({summary.size} lines) is repeated in "
                     f"{len(members) - 1} other .htaccess file(s): {names}")
+
+
+@dataclass(frozen=True)
+class _Summary:
+    base: str | None
+    lines: tuple[Line, ...]
+    first: Directive
+    size: int
 
 
 def _block(scope: Scope) -> list[Directive]:

@@ -77,6 +77,10 @@ class DeepHtaccessLookups(Rule):
                         f"{len(above)} director{'y' if len(above) == 1 else 'ies'} above it "
                         f"({', '.join(above)})")
 
+    def summarize(self, ctx: FileContext) -> Directive | None:
+        """An access file's first directive (where a finding about the tree is anchored)."""
+        return next((d for d, _ in ctx.directives()), None)
+
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         if ctx.docroot is None:
             return
@@ -88,7 +92,7 @@ class DeepHtaccessLookups(Rule):
         found = lookups(server_deepest, layout, server_docroot)
         if found is None or found.opens < MIN_OPENS:
             return
-        present = sum(1 for f in ctx.access_files
+        present = sum(1 for f in ctx.access
                       if f.directory and (server_deepest + "/").startswith(
                           f.directory.rstrip("/") + "/"))
         rel = os.path.relpath(deepest, ctx.docroot)
@@ -99,9 +103,10 @@ class DeepHtaccessLookups(Rule):
         anchor = None
         if layout is not None and ctx.server is not None:
             anchor = _directive_at(ctx.server.nodes, layout.overrides_for(found.first).source)
-        if anchor is None and ctx.access_files:
-            top = min(ctx.access_files, key=lambda f: len(parts(f.directory or "/")))
-            anchor = next((d for d, _ in top.directives()), None)
+        if anchor is None and ctx.access:
+            top = min(ctx.access, key=lambda f: len(parts(f.directory or "/")))
+            first = ctx.summary(self, top)
+            anchor = first if isinstance(first, Directive) else None
         if anchor is not None:
             yield self.finding(anchor, message)
         else:
@@ -113,8 +118,8 @@ class DeepHtaccessLookups(Rule):
         server-side directory when a config maps the docroot elsewhere)."""
         real_root = os.path.realpath(ctx.docroot or "/")
         real_deepest = os.path.realpath(deepest)
-        if ctx.access_files:
-            top = min(ctx.access_files, key=lambda f: len(parts(f.directory or "/")))
+        if ctx.access:
+            top = min(ctx.access, key=lambda f: len(parts(f.directory or "/")))
             top_real = os.path.realpath(os.path.dirname(top.path))
             if top.directory and top.directory != top_real:
                 server_docroot = os.path.normpath(

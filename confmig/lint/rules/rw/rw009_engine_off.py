@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 
-from confmig.lint.context import FileContext, LintContext
+from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.scopes import Scope
@@ -79,38 +80,62 @@ class RewriteEngineOff(Rule):
                             "'RewriteEngine On' in this configuration: Apache ignores them",
                             severity=Severity.warning)
 
+    def summarize(self, ctx: FileContext) -> _Top | None:
+        """An access file's top-level rewrite state: its RewriteEngine (None: not set), its
+        rules and the first one."""
+        top = _top(ctx)
+        if top is None:
+            return None
+        rules = top.rewrite.rules
+        return _Top(_engine(top), len(rules), rules[0].directive if rules else None)
+
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
-        tops = {f.path: _top(f) for f in ctx.access_files}
+        tops: dict[str, _Top | None] = {}
+        by_dir: dict[str, AccessEntry] = {}
+        for entry in ctx.access:
+            summary = ctx.summary(self, entry)
+            tops[entry.path] = summary if isinstance(summary, _Top) else None
+            if entry.directory:
+                by_dir.setdefault(os.path.normpath(entry.directory), entry)
         server_on = ctx.server is not None and _any_engine_on(ctx.server.nodes)
-        for f in ctx.access_files:
-            top = tops[f.path]
-            if top is None or not top.rewrite.rules or _engine(top) is not None:
+        for entry in ctx.access:
+            top = tops[entry.path]
+            if top is None or not top.rules or top.engine is not None:
                 continue
-            if server_on or self._inherited(f, ctx.access_files, tops):
+            if server_on or self._inherited(entry, by_dir, tops):
                 continue
-            rule = top.rewrite.rules[0]
-            if rule.directive is None:
+            if top.first_rule is None:
                 continue
             where = ("a parent directory's .htaccess or the server config"
                      if ctx.server is not None else
                      "a parent directory's .htaccess (no server config given)")
             yield self.finding(
-                rule.directive,
-                f"{len(top.rewrite.rules)} RewriteRule(s) but no 'RewriteEngine On' in this "
+                top.first_rule,
+                f"{top.rules} RewriteRule(s) but no 'RewriteEngine On' in this "
                 f"file or in {where}: Apache ignores them",
                 severity=Severity.warning)
 
     @staticmethod
-    def _inherited(f: FileContext, files: list[FileContext],
-                   tops: dict[str, Scope | None]) -> bool:
-        """Whether the nearest ancestor .htaccess that sets RewriteEngine turns it on."""
-        if f.directory is None:
+    def _inherited(entry: AccessEntry, by_dir: dict[str, AccessEntry],
+                   tops: dict[str, _Top | None]) -> bool:
+        """Whether the nearest ancestor .htaccess that sets RewriteEngine turns it on
+        (walks up the file's own path: linear in its depth, not in the number of files)."""
+        if entry.directory is None:
             return False
-        ancestors = [a for a in files if a.directory and _within(f.directory, a.directory)]
-        ancestors.sort(key=lambda a: len(os.path.normpath(a.directory or "")), reverse=True)
-        for a in ancestors:
-            top = tops.get(a.path)
-            state = _engine(top) if top is not None else None
-            if state is not None:
-                return state
-        return False
+        directory = os.path.normpath(entry.directory)
+        while True:
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                return False
+            directory = parent
+            ancestor = by_dir.get(directory)
+            top = tops.get(ancestor.path) if ancestor is not None else None
+            if top is not None and top.engine is not None:
+                return top.engine
+
+
+@dataclass(frozen=True)
+class _Top:
+    engine: bool | None
+    rules: int
+    first_rule: Directive | None

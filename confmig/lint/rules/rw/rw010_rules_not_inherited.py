@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
-from confmig.lint.context import FileContext, LintContext
+from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.scopes import Scope
@@ -93,36 +94,43 @@ class RewriteRulesNotInherited(Rule):
                     f"{len(parent.rewrite.rules)} RewriteRule(s) of {parent.label} "
                     f"(line {parent.directives[0].line}) no longer apply there")
 
+    def summarize(self, ctx: FileContext) -> _Top | None:
+        """An access file's top-level mod_rewrite configuration, as far as inheritance goes."""
+        top = _top(ctx)
+        if top is None:
+            return None
+        config = top.rewrite
+        return _Top(_replaces(top), config.has_directives, len(config.rules),
+                    bool(config.options & _INHERIT_DOWN), _first_rewrite(top))
+
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
-        files = [f for f in ctx.access_files if f.directory]
-        by_dir = {os.path.normpath(f.directory or "/"): f for f in files}
-        tops: dict[str, Scope | None] = {}
+        entries = [e for e in ctx.access if e.directory]
+        by_dir = {os.path.normpath(e.directory or "/"): e for e in entries}
 
-        def top_of(f: FileContext) -> Scope | None:
-            if f.path not in tops:
-                tops[f.path] = _top(f)
-            return tops[f.path]
+        def top_of(entry: AccessEntry) -> _Top | None:
+            summary = ctx.summary(self, entry)
+            return summary if isinstance(summary, _Top) else None
 
-        for child in files:
+        for child in entries:
             top = top_of(child)
-            if top is None or not _replaces(top):
+            if top is None or not top.replaces:
                 continue
             parent = self._parent_with_rules(child, by_dir, top_of)
             if parent is None:
                 continue
             ptop = top_of(parent)
             assert ptop is not None
-            if ptop.rewrite.options & _INHERIT_DOWN:
+            if ptop.inherit_down:
                 continue
             yield self.finding(
-                _first_rewrite(top),
+                top.first,
                 f"this .htaccess has mod_rewrite directives, so the "
-                f"{len(ptop.rewrite.rules)} RewriteRule(s) of {parent.path} no longer apply "
+                f"{ptop.rules} RewriteRule(s) of {parent.path} no longer apply "
                 "in this directory and below")
 
     @staticmethod
-    def _parent_with_rules(child: FileContext, by_dir: dict[str, FileContext],
-                           top_of: Callable[[FileContext], Scope | None]) -> FileContext | None:
+    def _parent_with_rules(child: AccessEntry, by_dir: dict[str, AccessEntry],
+                           top_of: Callable[[AccessEntry], _Top | None]) -> AccessEntry | None:
         """The nearest ancestor .htaccess with mod_rewrite directives, if it has rules.
 
         Walks up the child's own path (linear in its depth, not in the number of files)."""
@@ -137,5 +145,14 @@ class RewriteRulesNotInherited(Rule):
             if ancestor is None:
                 continue
             top = top_of(ancestor)
-            if top is not None and top.rewrite.has_directives:
-                return ancestor if top.rewrite.rules else None
+            if top is not None and top.has_directives:
+                return ancestor if top.rules else None
+
+
+@dataclass(frozen=True)
+class _Top:
+    replaces: bool          # has its own mod_rewrite config that does not inherit
+    has_directives: bool
+    rules: int
+    inherit_down: bool
+    first: Directive        # its first mod_rewrite directive

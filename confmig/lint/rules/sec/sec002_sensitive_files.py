@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-from confmig.lint.context import FileContext, LintContext
+from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
+from confmig.lint.rules.sec.exposure import _within as within
 from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.load import LoadedConfig
 from confmig.load.paths import server_root_relative
@@ -34,13 +35,25 @@ def _document_root(ctx: LintContext) -> Directive | None:
                  if d.lname == "documentroot" and d.args and not parents), None)
 
 
-def _anchor(files: list[FileContext]) -> tuple[FileContext, Directive] | None:
+def _anchor(ctx: LintContext, rule: Rule) -> tuple[AccessEntry, Directive] | None:
     """The shallowest access file with a directive (the docroot's .htaccess, usually)."""
-    for f in sorted(files, key=lambda f: (len((f.directory or "").split("/")), f.path)):
-        first = next((d for d, _ in f.directives()), None)
-        if first is not None:
+    for f in sorted(ctx.access, key=lambda f: (len((f.directory or "").split("/")), f.path)):
+        first = ctx.summary(rule, f)
+        if isinstance(first, Directive):
             return f, first
     return None
+
+
+def _access(ctx: LintContext, targets: list[Target]) -> list[tuple[str, list[Scope]]]:
+    """The scopes of the access files that can decide on ``targets`` (those in a directory
+    holding one of them): only these are loaded."""
+    wanted = {t.directory for t in targets}
+    out = []
+    for f in ctx.access:
+        directory = f.directory or "/"
+        if any(within(w, directory) for w in wanted):
+            out.append((directory, f.context.scopes()))
+    return out
 
 
 @register
@@ -65,12 +78,16 @@ class SensitiveFilesReachable(Rule):
     fix = ("deny them: RewriteRule \"(^|/)\\.(?!well-known/)\" - [F] and "
            "<FilesMatch \"(\\.(bak|sql|swp|old)|~)$\"> Require all denied </FilesMatch>")
 
+    def summarize(self, ctx: FileContext) -> Directive | None:
+        """An access file's first directive (where a finding about the tree is anchored)."""
+        return next((d for d, _ in ctx.directives()), None)
+
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         server = _server_scopes(ctx)
-        access = [(f.directory or "/", f.scopes()) for f in ctx.access_files]
-        anchor = _anchor(ctx.access_files)
+        anchor = _anchor(ctx, self)
         if ctx.docroot is not None:
             real = [_map(t, ctx) for t in find_exposed(str(ctx.docroot))]
+            access = _access(ctx, real)
             open_ = _served(ctx, [t for t in real if not protected(t, access, server)])
             if open_ and anchor is not None:
                 yield self.finding(anchor[1], f"{describe(open_)} can be downloaded: nothing "
@@ -81,11 +98,12 @@ class SensitiveFilesReachable(Rule):
                               "the configuration denies them", str(ctx.docroot), 1, 1,
                               self.severity, self.fix)
             return
-        if anchor is not None and len(ctx.access_files) == 1:
+        if anchor is not None and len(ctx.access) == 1:
             targets = samples(anchor[0].directory or "/")
+            access = _access(ctx, targets)
             open_ = [t for t in targets if not protected(t, access, server)]
             yield from self._partial(anchor[1], _holes(targets, open_), "this file")
-        elif not ctx.access_files and ctx.server is not None:
+        elif not ctx.access and ctx.server is not None:
             docroot = _document_root(ctx)
             if docroot is not None:
                 # ap_server_root_relative: `DocumentRoot site` is <ServerRoot>/site, the path
@@ -223,9 +241,9 @@ def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
 
 def _map(target: Target, ctx: LintContext) -> Target:
     """The target's path as the access files know it (they may use the server's paths)."""
-    if not ctx.access_files:
+    if not ctx.access:
         return target
-    top = min(ctx.access_files, key=lambda f: len((f.directory or "").split("/")))
+    top = min(ctx.access, key=lambda f: len((f.directory or "").split("/")))
     top_real = os.path.realpath(os.path.dirname(top.path))
     if not top.directory or top.directory == top_real:
         return target

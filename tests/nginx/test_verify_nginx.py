@@ -1,0 +1,225 @@
+"""confmig verify --to nginx: real Apache with the .htaccess tree against real nginx with the
+converted server, on the fixtures, the nested-rules site, the corpus — and the traps of
+../shared/docs/traps.md asked of both servers directly."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import confmig.convert.nginx.render as render
+from confmig.cli import app
+from confmig.verify import VerifyRequest, verify
+from tests.corpus import needs_corpus
+from tests.nginx.servers import both
+from tests.verify.sites import corpus_site, nested_rewrite_site
+
+pytestmark = [pytest.mark.apache]
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+DEMO = FIXTURES / "demo-site"
+
+
+@pytest.fixture
+def site() -> Iterator[object]:
+    from confmig.servers import make_docroot
+
+    made: list[Path] = []
+
+    def build(files: dict[str, str]) -> Path:
+        root = make_docroot(prefix="confmig-nv-", files=files)
+        made.append(root)
+        return root
+
+    yield build
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["verify", "--to", "nginx", *args])
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_demo_site(apache_binary: object, nginx_binary: object) -> None:
+    code, out, _err = run_cli(str(DEMO), "--format", "json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"], report["summary"]
+    assert report["compared"] >= 90
+    # only the announced Cache-Control + Expires of assets/ differs
+    assert all(d["directory"].startswith(f"{DEMO}/assets") for d in report["differences"])
+
+
+def test_nested_rules_prefix_base_inheritance_and_query_strings(apache_binary: object,
+                                                                nginx_binary: object) -> None:
+    root = nested_rewrite_site()
+    try:
+        report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=3000))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert report.exit_code == 0, report.summary()
+    assert not report.differing, report.summary()  # nothing even announced
+    assert {200, 301, 302, 404} <= set(report.statuses)
+
+
+@needs_corpus
+@pytest.mark.corpus
+def test_every_corpus_htaccess(apache_binary: object, nginx_binary: object) -> None:
+    root, used = corpus_site()
+    try:
+        report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=4000,
+                                      timeout=600))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert len(used) >= 30
+    assert report.exit_code == 0, report.summary()
+    assert report.compared > 1500
+    assert {200, 301, 403, 404, 500} <= set(report.statuses)
+    # what is announced: each note names file:line (or the file) and says why
+    for note in report.conversion.untranslatable:
+        assert note.file and note.reason and note.scope
+
+
+ENCODED = [
+    "/private/data.txt", "/private%2fdata.txt", "/%70rivate/data.txt", "/private/%64ata.txt",
+    "/private/./data.txt", "/private//data.txt", "//private/data.txt", "/x/../private/data.txt",
+    "/x/..%2fprivate/data.txt", "/x/%2e%2e/private/data.txt", "/blog/%2E%2E/private/data.txt",
+    "/private/data.txt%00", "/private%00/data.txt", "/private/data.txt?x=1",
+    "/private", "/private/", "/PRIVATE/data.txt", "/db.sql", "/db.sq%6c", "/db%2esql",
+    "/sub/db.sql", "/sub/db.sql/", "/sub/db.sql%2f", "/.htaccess", "/.ht%61ccess",
+    "/sub/.htaccess", "/%2ehtaccess", "/sub/../.htaccess", "/go", "/go?x=1", "/blog/go",
+    "/db.sql/x", "/sub/db.sql/x/y", "/app/secret.sql", "/app/secret.sql/x",
+    "/app/secret.sq%6c/x", "/app/secret.sql%2fx", "/app/missing", "/app/.htpasswd/x",
+]
+
+
+def test_denials_stay_denials_under_encoded_spellings(site: object, apache_binary: object,
+                                                      nginx_binary: object) -> None:
+    """Trap: nginx decodes %2F and normalises .. before matching locations; Apache refuses
+    encoded slashes and matches <Files> on the mapped file name.  Never 200 where Apache
+    does not answer 200 — and for these paths the very same status."""
+    root = site({
+        ".htaccess": 'RewriteEngine On\nRewriteRule ^go$ private/data.txt [L]\n'
+                     '<FilesMatch "\\.sql$">\nRequire all denied\n</FilesMatch>\n',
+        "private/.htaccess": "Require all denied\n", "private/data.txt": "secret\n",
+        "db.sql": "dump\n", "sub/db.sql": "dump\n", "sub/x.txt": "x\n",
+        "blog/index.html": "blog\n", "x/y.txt": "y\n",
+        "app/.htaccess": "RewriteCond %{REQUEST_FILENAME} !-f\n"
+                         "RewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . index.php [L]\n",
+        "app/index.php": "fc\n", "app/secret.sql": "s\n", "app/.htpasswd": "u:p\n",
+    })
+    with both(root) as pair:
+        for path in ENCODED:
+            a, b = pair.ask(path)
+            if a.status != 200:
+                assert b.status != 200, (path, a.status, b.status)
+            if "%00" in path:  # nginx refuses a NUL itself (400) before any configuration
+                assert (a.status, b.status) == (404, 400), path
+                continue
+            assert a.status == b.status, (path, a.status, b.status)
+
+
+def test_a_rewrite_into_a_denied_directory_is_denied(site: object, apache_binary: object,
+                                                     nginx_binary: object) -> None:
+    """Trap: Apache re-checks access for the rewritten path; nginx does only after `last`."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^in$ closed/f.txt [L]\n"
+                              "RewriteRule ^out$ open/f.txt [L]\n",
+                 "closed/.htaccess": "Require all denied\n", "closed/f.txt": "no\n",
+                 "open/f.txt": "yes\n"})
+    with both(root) as pair:
+        assert [r.status for r in pair.ask("/in")] == [403, 403]
+        a, b = pair.ask("/out")
+        assert (a.status, a.body) == (b.status, b.body) == (200, b"yes\n")
+
+
+def test_front_controller_directories_and_slashes(site: object, apache_binary: object,
+                                                  nginx_binary: object) -> None:
+    """Trap: try_files $uri $uri/ … vs DirectorySlash and directories without an index."""
+    root = site({"app/.htaccess": "RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
+                                  "RewriteCond %{REQUEST_FILENAME} !-d\n"
+                                  "RewriteRule ^ index.php [L]\n",
+                 "app/index.php": "fc\n", "app/withindex/index.html": "idx\n",
+                 "app/noindex/f.txt": "f\n", "app/.htaccess-less": "x\n"})
+    with both(root) as pair:
+        for path, status in [("/app/withindex", 301), ("/app/withindex/", 200),
+                             ("/app/noindex", 301), ("/app/noindex/", 200),
+                             ("/app/missing/page?a=1", 200), ("/app/", 200), ("/app", 301)]:
+            a, b = pair.ask(path)
+            assert a.status == b.status == status, (path, a.status, b.status)
+            if status == 200 and path != "/app/noindex/":
+                assert a.body == b.body, path
+            if status == 301:
+                assert a.headers["Location"].endswith(path + "/")
+                assert b.headers["Location"].endswith(path + "/")
+
+
+def test_headers_reach_the_responses_they_reach_in_apache(apache_binary: object,
+                                                          nginx_binary: object) -> None:
+    """Traps: inherited add_header dropped by a level with its own; add_header without
+    `always` only on some statuses.  Header always (every answer) and onsuccess (what a
+    handler served, an ErrorDocument page included) on a 200, a served 404 and a 403."""
+    with both(DEMO) as pair:
+        for path in ("/assets/css/site.css", "/confmig-missing", "/private/", "/index.html",
+                     "/old/contact.html"):
+            a, b = pair.ask(path)
+            assert a.status == b.status, path
+            for name in ("X-Content-Type-Options", "X-Frame-Options"):
+                assert a.headers.get(name) == b.headers.get(name), (path, name)
+
+
+def test_same_target_and_condition_backreferences(site: object, apache_binary: object,
+                                                  nginx_binary: object) -> None:
+    """Traps: [L] is not nginx's `last` (a rule rewriting a URL to itself must not loop);
+    %N comes from the last matched RewriteCond; query strings are kept, replaced, dropped."""
+    root = site({".htaccess": "RewriteEngine On\n"
+                              "RewriteRule ^(keep/.*)$ $1 [L]\n"
+                              "RewriteCond %{HTTP_HOST} ^(www)\\.(.+)$\n"
+                              "RewriteCond %{QUERY_STRING} ^id=(\\d+)$\n"
+                              "RewriteRule ^item$ /items/%1.html? [R=302,L]\n"
+                              "RewriteRule ^q$ /t.html?a=1 [QSA,R=302,L]\n"
+                              "RewriteRule ^d$ /t.html [QSD,R=301,L]\n",
+                 "keep/f.txt": "k\n", "t.html": "t\n"})
+    with both(root) as pair:
+        for path, headers in [("/keep/f.txt", {}), ("/keep/missing", {}),
+                              ("/item?id=42", {"Host": "www.example.com"}),
+                              ("/item?id=x", {"Host": "www.example.com"}),
+                              ("/q?b=2", {}), ("/q", {}), ("/d?z=1", {})]:
+            a, b = pair.ask(path, headers)
+            assert a.status == b.status, (path, a.status, b.status)
+            port_a, port_b = (str(t.port) for t in (pair.setup.original,
+                                                   pair.setup.converted))
+            loc_a = (a.headers.get("Location") or "").replace(port_a, "PORT")
+            loc_b = (b.headers.get("Location") or "").replace(port_b, "PORT")
+            assert loc_a == loc_b, (path, loc_a, loc_b)
+
+
+def test_untranslatable_denies_and_is_announced(site: object, apache_binary: object,
+                                                nginx_binary: object) -> None:
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^t$ t.html [T=text/plain,L]\n",
+                 "t.html": "t\n"})
+    report = verify(VerifyRequest(target="nginx", docroot=root))
+    assert report.exit_code == 0, report.summary()
+    announced = [r for r in report.differing if r.probe.path == "/t"]
+    assert announced and all(r.announced for r in announced)
+    assert announced[0].original.status == 200 and announced[0].converted.status == 403
+
+
+def test_an_unannounced_difference_fails(monkeypatch: pytest.MonkeyPatch,
+                                         apache_binary: object, nginx_binary: object) -> None:
+    """verify must be able to fail: the converter 'forgets' the access denials."""
+    original = render.Renderer._access_lines
+
+    def forgetful(self: render.Renderer, scope: object, settings: object,
+                  source: object = None) -> list[str]:
+        lines = original(self, scope, settings, source)  # type: ignore[arg-type]
+        return [line for line in lines if not line.startswith("return 403")]
+
+    monkeypatch.setattr(render.Renderer, "_access_lines", forgetful)
+    code, out, _err = run_cli(str(DEMO))
+    assert code == 1 and "DIFFERENT: " in out
+    assert "/private/" in out
