@@ -223,3 +223,26 @@ def test_an_unannounced_difference_fails(monkeypatch: pytest.MonkeyPatch,
     code, out, _err = run_cli(str(DEMO))
     assert code == 1 and "DIFFERENT: " in out
     assert "/private/" in out
+
+
+def test_https_status_rules_and_etag(site: object, apache_binary: object,
+                                     nginx_binary: object) -> None:
+    """%{HTTPS} (Apache's on/off through a map), [R=404] without a substitution, Header
+    unset ETag — translated, so nothing may even be announced."""
+    root = site({".htaccess": "RewriteEngine On\n"
+                              "RewriteCond %{HTTPS} off\n"
+                              "RewriteRule ^secure/ https://%{HTTP_HOST}%{REQUEST_URI} "
+                              "[R=301,L]\n"
+                              "RewriteRule ^(?:tests|lib)/ - [R=404,L]\n"
+                              "Header unset ETag\n",
+                 "secure/a.html": "a\n", "tests/t.txt": "t\n", "f.txt": "f\n"})
+    report = verify(VerifyRequest(target="nginx", docroot=root,
+                                  requests=None, max_requests=500))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+    assert not report.conversion.untranslatable
+    with both(root) as pair:
+        for path, status in [("/secure/a.html", 301), ("/tests/t.txt", 404), ("/f.txt", 200)]:
+            a, b = pair.ask(path)
+            assert a.status == b.status == status, path
+        a, b = pair.ask("/f.txt")
+        assert "ETag" not in a.headers and "ETag" not in b.headers

@@ -44,7 +44,12 @@ VARIABLES = {
     "HTTP_USER_AGENT": "http_user_agent", "HTTP_REFERER": "http_referer",
     "HTTP_COOKIE": "http_cookie", "HTTP_ACCEPT": "http_accept", "REMOTE_ADDR": "remote_addr",
     "DOCUMENT_ROOT": "document_root", "SERVER_PROTOCOL": "server_protocol",
-    "REQUEST_SCHEME": "scheme",
+    "REQUEST_SCHEME": "scheme", "HTTPS": "confmig_https",
+}
+#: The ``map`` a variable above needs in the http { } context.
+VARIABLE_MAPS = {
+    "confmig_https": ["# %{HTTPS}: Apache's on/off (nginx's $https is on or empty)",
+                      "map $https $confmig_https {", "    on on;", "    default off;", "}"],
 }
 CATCH_ALL = frozenset({".", "^", "^(.*)$", ".*", "^.*$", "(.*)", "^(.+)$", ".+", "^/?(.*)$"})
 FILE_TESTS = {"-f": "-f", "-d": "-d", "-x": "-x"}
@@ -386,7 +391,7 @@ def _template(toks: tuple, saved: dict[int, str]) -> str:
 def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
             out: RewriteOut, last: bool) -> str:
     """The directive that does what the rule does once it applies."""
-    if rule.status_flag and not rule.redirect:
+    if rule.status_flag and (not rule.redirect or rule.redirect_code >= 400):
         return f"return {rule.redirect_code};"
     subst = rule.substitution
     if rule.nosub or subst == "-":

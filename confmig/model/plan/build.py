@@ -55,6 +55,9 @@ EXPRESSED = frozenset({
     "rewritebase", "rewriteoptions", "require", "order", "allow", "deny", "satisfy",
     "redirect", "redirectmatch", "redirectpermanent", "redirecttemp", "authmerging",
 })
+#: Directives that change nothing a request's answer is compared on: Apache's own error
+#: pages' signature line.  Carried as information, not as an untranslatable construct.
+COSMETIC = frozenset({"serversignature"})
 ACCESS_DIRECTIVES = frozenset({"require", "order", "allow", "deny", "satisfy", "authmerging"})
 #: Sections the plan understands inside an access file.
 EXPRESSED_SECTIONS = frozenset({"files", "filesmatch", "requireall", "requireany",
@@ -310,7 +313,11 @@ def _basename_regex(section: ConfigSection) -> str:
 def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNote]) -> None:
     for node in nodes:
         if isinstance(node, Directive):
-            if node.lname not in EXPRESSED:
+            if node.lname in COSMETIC:
+                notes.append(PlanNote(_source(node), node.name, "only changes the server's "
+                                      "own error pages (left out)", directory,
+                                      changes_behaviour=False))
+            elif node.lname not in EXPRESSED:
                 notes.append(PlanNote(_source(node), node.name,
                                       "no target-neutral form: the plan does not carry it",
                                       directory))
