@@ -261,7 +261,7 @@ class ModuleSet:
             if all(i.third_party for i in loaded):
                 return f"{loaded[0].name} ({loaded[0].module}): known to exist, not modelled"
             return None
-        blind = [i.identifier for i in self.without_facts]
+        blind = [i.identifier for i in self.without_facts if i.identifier]
         if infos or not blind:
             return None
         return (f"{directive}: unknown to confmig; loaded {', '.join(sorted(blind))}, which "
