@@ -429,6 +429,15 @@ class AccessEntry:
     summaries: dict[str, object] = field(default_factory=dict)
     load: Callable[[], FileContext] | None = field(default=None, repr=False)
     loaded_context: FileContext | None = field(default=None, repr=False)
+    real_parent: str | None = None    # the resolved directory holding it, when known
+
+    @property
+    def real_directory(self) -> str:
+        """The resolved directory on this machine that holds the file (``directory`` is
+        where the server sees it, which may differ)."""
+        if self.real_parent is None:
+            self.real_parent = os.path.realpath(os.path.dirname(self.path))
+        return self.real_parent
 
     @property
     def context(self) -> FileContext:

@@ -129,6 +129,7 @@ class AccessPlan:
     key: str = ""
     findings: list[Finding] | None = None
     summaries: dict[str, object] | None = None   # each tree rule's (Rule.summarize)
+    real_parent: str | None = None                # the resolved directory holding it
     context: FileContext | None = None
 
 
@@ -354,7 +355,7 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         real = (real_base + parent[len(base):] if parent.startswith(base)
                 else os.path.realpath(parent))
         directory = env.server_directory(real, docroot)
-        plan = AccessPlan(path, directory, env.overrides_for(directory))
+        plan = AccessPlan(path, directory, env.overrides_for(directory), real_parent=real)
         try:
             plan.data = file.read_bytes()
         except OSError as exc:
@@ -409,7 +410,8 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
 def _entry(env: Environment, plan: AccessPlan) -> AccessEntry:
     """An access file for the tree rules: its summaries, its context only if one asks."""
     entry = AccessEntry(plan.path, plan.directory, dict(plan.summaries or {}),
-                        load=lambda: load_plan(env, plan), loaded_context=plan.context)
+                        load=lambda: load_plan(env, plan), loaded_context=plan.context,
+                        real_parent=plan.real_parent)
     plan.context = None
     return entry
 

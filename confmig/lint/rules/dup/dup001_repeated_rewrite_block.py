@@ -30,10 +30,12 @@ def _url_prefix(f: AccessEntry, docroot: str | None) -> str | None:
     """The URL-path of an access file's directory, when the docroot is known."""
     if docroot is None or not f.directory:
         return None
-    rel = os.path.relpath(os.path.realpath(os.path.dirname(f.path)), docroot)
-    if rel.startswith(".."):
+    real = f.real_directory
+    if real == docroot:
+        return "/"
+    if not real.startswith(docroot.rstrip("/") + "/"):
         return None
-    return "/" if rel == "." else "/" + rel.replace(os.sep, "/") + "/"
+    return real[len(docroot.rstrip("/")):].replace(os.sep, "/") + "/"
 
 
 @register
