@@ -219,7 +219,9 @@ def test_condition_problems() -> None:
     assert not problems("RewriteCond %{X} =a [NC]\nRewriteRule ^ -")
     assert any("-ipmatch" in p for p in problems("RewriteCond %{X} -ipmatch\nRewriteRule ^ -"))
     assert any("not followed by a RewriteRule" in p for p in problems("RewriteCond %{X} y"))
-    assert any("expr" in p for p in problems('RewriteCond expr "1 == 1"\nRewriteRule ^ -'))
+    assert not problems('RewriteCond expr "1 == 1"\nRewriteRule ^ -')  # evaluated now
+    assert any("cannot compile expression" in e
+               for e in errors('RewriteCond expr "%{NOPE} == 1"\nRewriteRule ^ -'))
     assert any("cannot compile" in e for e in errors("RewriteCond %{X} (\nRewriteRule ^ -"))
     assert any("unknown flag 'XX'" in e for e in errors("RewriteCond %{X} y [XX]"))
     assert "RewriteCond: bad argument line '%{X}'" in errors("RewriteCond %{X}")

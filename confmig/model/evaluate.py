@@ -54,7 +54,6 @@ from confmig.model.handler import run_handler
 from confmig.model.mapping import server_url_base
 from confmig.model.merge import CoreDir
 from confmig.model.mime import type_checker
-from confmig.model.protocol import DEFAULT_LIMITS, refusal
 from confmig.model.request import Request
 from confmig.model.response_headers import fixup_vary, response_headers
 from confmig.model.rewrite import RewriteRequest
@@ -119,7 +118,8 @@ class Evaluation:
         self.subreq_depth = 0
         self.rewrite_base: RewriteRequest | None = None  # see rewriting.rewrite_request
         self.rewriting = 0  # rewrite engine calls under way (look-ahead nests them)
-        self.now = time.time()  # r->request_time, for mod_expires
+        # r->request_time (mod_expires, %{TIME*}): the request's clock if it names one
+        self.now = request.clock if request.clock is not None else time.time()
         self.maps = server.rewrite_maps
         # err_headers_out's Set-Cookie lines from [CO] (shared by the internal redirects and
         # sub-requests of the request, as is the set of names already set)
@@ -166,12 +166,6 @@ class Evaluation:
     def decide(self) -> Answer:
         """:meth:`run` without the record of limits."""
         req = self.request
-        protocol = self.server.protocol
-        refused = (req.refused if protocol is DEFAULT_LIMITS else
-                   refusal(req.method, req.target, req.protocol, req.headers.items_raw(),
-                           protocol))
-        if refused is not None:
-            return self.refuse(*refused)
         if self.trace:
             self.step("request", f"{req.method} {req.target} → {self.server.label}"
                                  f" (DocumentRoot {self.server.document_root})")
@@ -196,16 +190,6 @@ class Evaluation:
         if status >= 400 and not rnd.served:
             return error_response(self, rnd, status)
         return self.answer(rnd, status)
-
-    def refuse(self, status: int, why: str) -> Answer:
-        """Apache refuses the request while reading it (:mod:`confmig.model.protocol`): no
-        configuration section is consulted."""
-        self.step("request", f"Apache refuses the request while reading it: {why}")
-        if "Limit" in why:
-            limits.record(why)
-        server = self.server
-        return Answer(status, steps=self.steps, server=server.label,
-                      document_root=server.document_root, unsupported=self.unsupported)
 
     def process_chain(self, path: str, query: str | None, method: str,
                       env: dict[str, str], redirects: int = 0) -> Round:

@@ -141,7 +141,7 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
         if h.expr is not None:
             try:
                 if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table),
-                                                     ev.request.clock):
+                                                     ev.now):
                     continue
             except ExprError:
                 continue

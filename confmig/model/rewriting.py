@@ -6,6 +6,7 @@ internal redirect a per-directory rewrite asks the handler for)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from confmig.model.mapping import server_port
@@ -54,6 +55,7 @@ def rewrite_request(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -
         base.remote_addr, base.server_addr = req.remote_addr, req.local_addr
         base.the_request, base.protocol, base.lookahead = req.the_request, req.protocol, ev
         base.cookie_names = ev.cookie_names
+        base.now = datetime.fromtimestamp(ev.now) if req.clock is not None else None
     out = base.copy() if ev.rewriting else base
     out.uri = rnd.uri
     out.query = rnd.query

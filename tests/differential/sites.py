@@ -8,8 +8,8 @@ from functools import cache
 from tests.differential import (
     sites_access,
     sites_core,
-    sites_expr,
     sites_corpus,
+    sites_expr,
     sites_integration,
     sites_limits,
     sites_logins,
@@ -23,7 +23,7 @@ from tests.differential.harness import SiteSpec
 def _sites() -> tuple[SiteSpec, ...]:
     makers = [*sites_core.SITES, *sites_access.SITES, *sites_rewrite.SITES,
               *sites_rewrite_more.SITES, *sites_integration.SITES,
-              *sites_limits.SITES]
+              *sites_limits.SITES, *sites_expr.SITES]
     if sites_corpus.available():
         makers.extend(sites_corpus.SITES)
     return tuple(make() for make in makers)

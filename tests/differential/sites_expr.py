@@ -100,3 +100,36 @@ def _quoted(expr: str) -> str:
 
 
 SITES = [expressions]
+
+
+def rewrite_cond_expr() -> SiteSpec:
+    """``RewriteCond expr``: evaluated as an ``ap_expr``; ``%N`` then name the expression's
+    last regex match; an expression Apache cannot parse is a 500."""
+    rules = "RewriteEngine On\n"
+    return SiteSpec(
+        "rwexpr",
+        {
+            "a/target.txt": None,
+            "a/.htaccess": rules + "RewriteCond expr \"%{QUERY_STRING} =~ /go=(\\w+)/\"\n"
+                                   "RewriteRule ^x$ target.txt?to=%1 [L]\n",
+            "b/target.txt": None,
+            "b/.htaccess": rules + "RewriteCond expr \"%{HTTP:X-Word} -strmatch 'a*'\"\n"
+                                   "RewriteRule ^x$ - [F]\n",
+            "c/x": None,
+            "c/.htaccess": rules + "RewriteCond expr \"%{NOPE} == 1\"\nRewriteRule ^ - [F]\n",
+            "d/target.txt": None,
+            "d/.htaccess": rules + "RewriteCond expr \"!(-f %{REQUEST_FILENAME})\"\n"
+                                   "RewriteRule ^ target.txt [L]\n",
+        },
+        [
+            Case("/a/x?go=abc", "expr true, %1 from the expression's regex"),
+            Case("/a/x?stay=1", "expr false"),
+            Case("/b/x", "-strmatch on a header", headers={"X-Word": "abc"}),
+            Case("/b/x", "-strmatch on a header, no match", headers={"X-Word": "zzz"}),
+            Case("/c/x", "an unknown variable in RewriteCond expr: 500"),
+            Case("/d/missing", "-f through an expression"),
+        ],
+    )
+
+
+SITES.append(rewrite_cond_expr)

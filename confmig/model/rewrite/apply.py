@@ -16,7 +16,7 @@ from confmig.model.rewrite.expand import (
     expand_tracking,
 )
 from confmig.model.rewrite.outcome import CondStep, Step
-from confmig.model.rewrite.regex import to_bytes
+from confmig.model.rewrite.regex import Captures, to_bytes
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, Rule
 from confmig.model.rewrite.state import EvalState
@@ -26,6 +26,7 @@ from confmig.model.rewrite.uri import (
     compare_lexicography,
     is_absolute_uri,
 )
+from confmig.model.rewrite.variables import lookup_header, lookup_variable
 
 # rule_return_type
 _NOMATCH, _MATCH, _NOSUB, _STATUS_SET = 0, 1, 2, 3
@@ -86,6 +87,47 @@ def _checker(c: Condition) -> CondCheck:
     return lambda st: _apply_cond(c, st)
 
 
+def _expr_cond(c: Condition, st: EvalState) -> tuple[bool, Captures | None, str]:
+    """``CONDPAT_AP_EXPR``: ``ap_expr_exec_re`` on the request as mod_rewrite sees it; an
+    evaluation error is false (mod_rewrite logs it)."""
+    from confmig.model.expr import ExprEvalError, ExprUnsupported
+    from confmig.model.expr.evaluate import Evaluation
+
+    assert c.expr is not None
+    now = st.request.now.timestamp() if st.request.now is not None else None
+    run = Evaluation(expr_lookup(st), now)
+    try:
+        return run.cond(c.expr.tree), run.source, ""
+    except ExprUnsupported as exc:
+        st.note_unsupported(f"RewriteCond expr {c.pattern!r}: cannot evaluate {exc} (taken as "
+                            "false)")
+        return False, None, "not evaluated"
+    except ExprEvalError as exc:
+        return False, None, f"evaluation failed: {exc}"
+
+
+# ap_expr variables whose value depends on the connection or the binary, not on the config.
+_EXPR_UNKNOWN = frozenset({"CONN_LOG_ID", "REQUEST_LOG_ID", "REMOTE_PORT", "SERVER_SOFTWARE",
+                           "LAST_MODIFIED"})
+
+
+def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
+    """The ``%{NAME}`` and table lookups of an ``ap_expr`` evaluated inside mod_rewrite."""
+    def lookup(name: str) -> str | None:
+        table, sep, key = name.partition(":")
+        if sep:
+            upper = table.upper()
+            if upper == "HTTP":
+                return lookup_header(key, st) or ""
+            if upper == "ENV":
+                return st.env.get(key, "")
+            return "" if upper in ("RESP", "NOTE") else None
+        if name in _EXPR_UNKNOWN:
+            return None
+        return lookup_variable(name, st)
+    return lookup
+
+
 def _apply_cond(c: Condition, st: EvalState) -> bool:
     kind = c.kind
     detail = ""
@@ -97,9 +139,9 @@ def _apply_cond(c: Condition, st: EvalState) -> bool:
             st.br_cond = captures
     elif kind == "expr":
         test = c.pattern
-        st.note_unsupported(f"RewriteCond expr {c.pattern!r} is not evaluated (taken as false)")
-        rc = False
-        detail = "expr not evaluated"
+        rc, source, detail = _expr_cond(c, st)
+        if rc and not c.negate:  # %N now refer to the expression's last regex match
+            st.br_cond = source
     else:
         test = c.template(st, None)
         fs = st.request.fs

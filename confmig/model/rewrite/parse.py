@@ -263,8 +263,15 @@ class _Parser:
                              fatal=True)
                 return
         elif kind == "expr":
-            self.problem(d, "RewriteCond expr: ap_expr conditions are recognised but not "
-                            "evaluated by this model (treated as unknown)")
+            from confmig.model.expr import ExprError, parse_cached  # the expr package imports
+            # this package's regex module: imported here, not at the top, to keep that one-way
+
+            try:
+                cond.expr = parse_cached(pat)
+            except ExprError as exc:
+                self.problem(d, f'RewriteCond: cannot compile expression "{pat}": {exc}',
+                             fatal=True)
+                return
         self.pending.append(cond)
 
     # -- RewriteRule -------------------------------------------------------------------

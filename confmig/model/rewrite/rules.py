@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from confmig.model.rewrite.regex import Regex
 from confmig.syntax.ast import Directive
+
+if TYPE_CHECKING:  # the expr package imports this package's regex module
+    from confmig.model.expr import Expr
 
 Context = Literal["server", "directory"]
 
@@ -39,6 +42,7 @@ class Condition:
     ornext: bool = False
     novary: bool = False
     regex: Regex | None = None
+    expr: Expr | None = None  # kind "expr": the ap_expr, parsed with the configuration
     flags_text: str = ""
     template: Callable[..., str] = field(default=_unexpanded, repr=False)
     # The condition as one function of the evaluation state (apply._checker), made on first use.
