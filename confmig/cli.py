@@ -16,6 +16,7 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from confmig import __version__
 from confmig.convert import registry as converters
@@ -54,7 +55,8 @@ FollowSymlinksOption = Annotated[
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}", markup=True, highlight=False)
+    # (the message is text, not markup: a URL like http://[zz]/ must print as given)
+    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
     raise typer.Exit(code)
 
 

@@ -276,6 +276,7 @@ class FileContext:
     parents: dict[int, tuple[Section, ...]] = field(default_factory=dict)
     _info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict, repr=False)
     _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
+    _not_modelled_cache: dict[str, str | None] = field(default_factory=dict, repr=False)
     _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
     _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
         default=None, repr=False)
@@ -319,6 +320,15 @@ class FileContext:
             return self._module_cache[info.name]
         except KeyError:
             found = self._module_cache[info.name] = module_available(self.modules, info)
+            return found
+
+    def not_modelled(self, label: str) -> str | None:
+        """:meth:`confmig.model.modules.ModuleSet.not_modelled` for ``label`` (``Name`` or
+        ``<Name>``), asked once per name for the files sharing these modules."""
+        try:
+            return self._not_modelled_cache[label]
+        except KeyError:
+            found = self._not_modelled_cache[label] = self.modules.not_modelled(label)
             return found
 
     def line_text(self, line: int) -> str:
@@ -510,6 +520,7 @@ class Environment:
     # Shared by every access file's context (same registry, same modules).
     info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict)
     module_cache: dict[str, bool] = field(default_factory=dict)
+    not_modelled_cache: dict[str, str | None] = field(default_factory=dict)
 
     def overrides_for(self, directory: str) -> Overrides:
         if self.layout is None:

@@ -96,12 +96,14 @@ def htaccess_context(env: Environment, path: str, directory: str, overrides: Ove
         directory=directory, overrides=overrides, modules=env.state.modules,
         registry=env.registry, lines=split_lines(text), assumed_defaults=env.assumed,
         _info_cache=env.info_cache, _module_cache=env.module_cache,
+        _not_modelled_cache=env.not_modelled_cache,
     )
 
 
 def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]:
     out: list[FileContext] = []
     module_cache: dict[str, bool] = {}  # one module set for all the files of this config
+    not_modelled: dict[str, str | None] = {}
     for path, config in loaded.files.items():
         roots, parents = file_roots(loaded.nodes, path)
         try:
@@ -113,6 +115,7 @@ def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]
             directory=None, overrides=Overrides(), modules=loaded.state.modules,
             registry=env.registry, lines=split_lines(text), assumed_defaults=False,
             parents=parents, _info_cache=env.info_cache, _module_cache=module_cache,
+            _not_modelled_cache=not_modelled,
         ))
     return out
 

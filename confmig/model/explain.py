@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import ipaddress
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ REASONS = {
     200: "OK", 301: "Moved Permanently", 302: "Found", 303: "See Other",
     307: "Temporary Redirect", 308: "Permanent Redirect", 400: "Bad Request",
     401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
-    410: "Gone", 500: "Internal Server Error", 502: "Bad Gateway",
+    410: "Gone", 414: "URI Too Long", 500: "Internal Server Error", 502: "Bad Gateway",
 }
 PHASE_STYLE = {
     "request": "bold", "uri": "cyan", "translate": "blue", "walk": "magenta",
@@ -106,7 +107,7 @@ def render_text(answer: Answer, request_line: str = "") -> Group:
         parts.append(_title("Response headers set by the configuration"))
         table = Table.grid(padding=(0, 1))
         for name, value in answer.headers.items():
-            table.add_row(Text(f"  {name}:", style="bold"), Text(value))
+            table.add_row(Text(f"  {safe(name)}:", style="bold"), Text(safe(value)))
         parts.append(table)
     parts.append(_title("How Apache gets there"))
     parts.append(_steps(answer.steps))
@@ -116,12 +117,31 @@ def render_text(answer: Answer, request_line: str = "") -> Group:
     if answer.limits:
         parts.append(_title("Apache's limits reached (the answer is Apache's at that limit)"))
         for item in answer.limits:
-            parts.append(Text(f"  - {item}", style="yellow"))
+            parts.append(Text(f"  - {safe(item)}", style="yellow"))
     if answer.unsupported:
         parts.append(_title("Not modelled exactly (the answer may differ)"))
         for item in answer.unsupported:
-            parts.append(Text(f"  - {item}", style="yellow"))
+            parts.append(Text(f"  - {safe(item)}", style="yellow"))
     return Group(*parts)
+
+
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def safe(text: str, keep: int = 0) -> str:
+    """*text* as it can be printed: control characters (C0, DEL, C1) and the bytes that are
+    not UTF-8 (lone surrogates) as ``\\xNN`` escapes, so a hostile URL, header or config
+    cannot write to the terminal; with *keep*, cut to about that many characters."""
+    if keep and len(text) > keep:
+        text = f"{text[:keep - 40]}…[{len(text)} characters]…{text[-20:]}"
+    return _UNSAFE.sub(_escaped, text) if _UNSAFE.search(text) else text
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # surrogateescape: the byte itself
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
 
 
 def _title(text: str) -> Text:
@@ -134,7 +154,7 @@ def _summary(answer: Answer, request_line: str) -> Table:
     style = "green" if answer.status < 300 else "yellow" if answer.status < 400 else "red"
     head = Text()
     if request_line:
-        head.append(f"{request_line} → ", style="bold")
+        head.append(f"{safe(request_line, 300)} → ", style="bold")
     head.append(f"{answer.status} {reason}".strip(), style=f"bold {style}")
     grid.add_row(head)
     rows = [("server", answer.server), ("DocumentRoot", answer.document_root)]
@@ -147,7 +167,7 @@ def _summary(answer: Answer, request_line: str) -> Table:
     if answer.body:
         rows.append(("body", answer.body))
     for key, value in rows:
-        grid.add_row(Text(f"  {key}: ", style="bold").append(value, style=""))
+        grid.add_row(Text(f"  {key}: ", style="bold").append(safe(value), style=""))
     return grid
 
 
@@ -156,10 +176,10 @@ def _steps(steps: Sequence[Step]) -> Table:
     table.add_column(no_wrap=True)
     table.add_column()
     for step in steps:
-        where = f"  [dim]({escape(step.file)}:{step.line})[/]" if step.file else ""
-        cell = Text.from_markup(escape(step.message) + where)
+        where = f"  [dim]({escape(safe(step.file))}:{step.line})[/]" if step.file else ""
+        cell = Text.from_markup(escape(safe(step.message)) + where)
         for line in step.detail:
-            cell.append("\n" + line, style=_detail_style(line))
+            cell.append("\n" + safe(line), style=_detail_style(line))
         table.add_row(Text(f"  {step.phase}", style=PHASE_STYLE.get(step.phase, "")), cell)
     return table
 
@@ -184,7 +204,7 @@ def _applied(answer: Answer) -> Table:
         if item.section != section:
             section = item.section
             table.add_row(Text(f"  {section}", style="magenta"), "")
-        args = " ".join(_quote(a) for a in item.args)
+        args = safe(" ".join(_quote(a) for a in item.args))
         table.add_row(Text(f"    {item.directive} {args}".rstrip()),
                       f"{_short(item.file)}:{item.line}")
     return table

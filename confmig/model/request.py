@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from urllib.parse import urlsplit
 
+from confmig.model.protocol import refusal
 from confmig.model.rewrite.request import Headers
 
 
@@ -54,6 +55,10 @@ class RequestHeaders(Headers):
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def items_raw(self) -> list[tuple[str, str]]:
+        """(name, value) as given (a repeated field once, its values joined)."""
+        return list(self._items.values())
 
     def as_dict(self) -> dict[str, str]:
         return {name: value for name, value in self._items.values()}
@@ -130,19 +135,33 @@ class Request:
                  host: str | None = None, port: int | None = None) -> Request:
         """Build a request from ``http://host[:port]/path?q`` or a bare ``/path?q``.
 
-        The Host header comes from *headers*, else *host*, else the URL's authority; the
-        connection port from *port*, else the URL's port, else the scheme's default.  The path
-        is kept verbatim (``urlsplit`` would drop a ``#fragment``; a fragment is never sent).
+        A URL that starts with ``/`` is a path, whatever follows (``/a://b`` too); only
+        ``http(s)://host/…`` is the absolute form, sent as curl sends it: the path as the
+        target, the authority as the Host header.  Anything else (``*``, ``x``) is sent as
+        the target, for the server to judge.  The Host header comes from *headers*, else
+        *host*, else the URL's authority; the connection port from *port*, else the URL's
+        port, else the scheme's default.  The path is kept verbatim (``urlsplit`` would drop a
+        ``#fragment``; a fragment is never sent).  :class:`RequestError` for what no client
+        would send (a malformed URL, an empty one, blanks or line breaks in it).
         """
         hdrs = RequestHeaders(headers)
         https = False
         target = url
-        if "://" in url:
-            parts = urlsplit(url)
+        if not url:
+            raise RequestError("the URL is empty")
+        if not url.startswith("/") and "://" in url:
+            try:
+                parts = urlsplit(url)
+                url_port = parts.port
+            except ValueError as exc:
+                raise RequestError(f"malformed URL {_quoted(url)}: {exc}") from exc
             if parts.scheme not in ("http", "https"):
-                raise RequestError(f"unsupported URL scheme {parts.scheme!r} (http or https)")
+                raise RequestError(f"unsupported URL scheme {_quoted(parts.scheme)} "
+                                   "(http or https)")
             https = parts.scheme == "https"
             authority = parts.netloc.rpartition("@")[2]
+            if not authority or authority.startswith(":"):
+                raise RequestError(f"no host in the URL {_quoted(url)}")
             rest = url.split("://", 1)[1]
             slash = rest.find("/")
             query_mark = rest.find("?")
@@ -150,11 +169,7 @@ class Request:
                 target = "/" + (rest[query_mark:] if query_mark >= 0 else "")
             else:
                 target = rest[slash:]
-            try:
-                url_port = parts.port
-            except ValueError as exc:
-                raise RequestError(f"bad port in {url!r}") from exc
-            if host is None and authority:
+            if host is None:
                 host = authority
             if port is None:
                 port = url_port
@@ -168,6 +183,17 @@ class Request:
         if port is None:
             port = split_host(hdrs.get("Host"))[1] or (443 if https else 80)
         return cls(target, method.upper(), hdrs, port, https)
+
+    @cached_property
+    def refused(self) -> tuple[int, str] | None:
+        """(status, why) when Apache, with its default limits, refuses this request while
+        reading it (:func:`confmig.model.protocol.refusal`); worked out once per request."""
+        return refusal(self.method, self.target, self.protocol, self.headers.items_raw())
+
+
+def _quoted(text: str) -> str:
+    """*text* for a one-line message: control characters escaped, a long one cut."""
+    return repr(text if len(text) <= 80 else f"{text[:60]}…{text[-10:]}")
 
 
 def split_host(value: str | None) -> tuple[str | None, int | None]:
@@ -188,9 +214,11 @@ def split_host(value: str | None) -> tuple[str | None, int | None]:
 
 
 def parse_header_option(text: str) -> tuple[str, str]:
-    """``-H 'Name: value'`` as curl takes it → (name, value)."""
+    """``-H 'Name: value'`` as curl takes it → (name, value).  What Apache makes of an odd
+    name or value (400) is :mod:`confmig.model.protocol`'s to say; only text that is not a
+    header line at all is refused here."""
     name, sep, value = text.partition(":")
     name = name.strip()
     if not sep or not name or any(ch in name for ch in " \t"):
-        raise RequestError(f"bad header {text!r}: expected 'Name: value'")
-    return name, value.strip()
+        raise RequestError(f"bad header {_quoted(text)}: expected 'Name: value'")
+    return name, value.strip(" \t")

@@ -17,6 +17,7 @@ from confmig.load import LoadedConfig, ReadState
 from confmig.model.htaccess import AccessFiles, HtaccessResult
 from confmig.model.mapping import AliasEntry, StatCache
 from confmig.model.merge import CoreDir, DirConfig, OptsState, merge_configs
+from confmig.model.protocol import DEFAULT_LIMITS, ProtocolLimits
 from confmig.model.rewrite import RewriteConfig
 from confmig.model.sections import ConfigSection
 from confmig.model.wildcard import fnmatch_regex, is_fnmatch
@@ -52,6 +53,9 @@ class VirtualServer:
     encoded_slashes: Literal["off", "on", "nodecode"] = "off"
     merge_slashes: bool = True
     recursion_limit: int = 10
+    # LimitRequestLine/FieldSize/Fields, HttpProtocolOptions: the main server's (the request
+    # is read before a name-based virtual host is chosen)
+    protocol: ProtocolLimits = DEFAULT_LIMITS
     server_directives: list[Directive] = field(default_factory=list)
     # filename → the walks' result (confmig.model.walk.walk_file); a server belongs to one site.
     walks: dict[str, tuple[DirWalk, list[ConfigSection], DirConfig]] = field(

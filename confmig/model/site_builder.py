@@ -16,6 +16,7 @@ from confmig.load import LoadedConfig
 from confmig.load.paths import directory_section_path
 from confmig.model.mapping import AliasEntry, RegexError, compile_config_regex
 from confmig.model.merge import SectionBuilder, merge_configs
+from confmig.model.protocol import DEFAULT_LIMITS, ProtocolLimits
 from confmig.model.rewrite import RewriteConfig, server_dir_defaults
 from confmig.model.rewrite import merge_server as merge_rewrite_server
 from confmig.model.rewrite.uri import atoi
@@ -93,6 +94,7 @@ class _SiteBuilder:
         self.errors.extend(own.errors)
         own_rw = own.config.get("rewrite") or RewriteConfig(context="server")
         settings = self.settings(server_dirs)
+        settings["protocol"] = protocol_limits(server_dirs) if main is None else main.protocol
         if main is None:
             rewrite, dir_root = own_rw, server_dir_defaults(own_rw, own_rw)
             defaults_config = dict(own.config)
@@ -285,6 +287,25 @@ def load_types(path: str, server_root: str) -> dict[str, str]:
         for ext in words[1:]:
             types[ext.lower()] = mime
     return types
+
+
+def protocol_limits(directives: Sequence[Directive]) -> ProtocolLimits:
+    """LimitRequestLine, LimitRequestFieldSize, LimitRequestFields and HttpProtocolOptions
+    among a server's directives (the last of each wins; Apache's defaults otherwise)."""
+    found: dict[str, Any] = {}
+    for d in directives:
+        low, args = d.lname, d.args
+        if low in _LIMIT_NAMES and args and atoi(args[0]) >= 0:
+            found[_LIMIT_NAMES[low]] = atoi(args[0])
+        elif low == "httpprotocoloptions":
+            for arg in args:
+                if arg.lower() in ("strict", "unsafe"):
+                    found["strict"] = arg.lower() == "strict"
+    return ProtocolLimits(**found) if found else DEFAULT_LIMITS
+
+
+_LIMIT_NAMES = {"limitrequestline": "request_line", "limitrequestfieldsize": "field_size",
+                "limitrequestfields": "fields"}
 
 
 def build_site(loaded: LoadedConfig) -> Site:

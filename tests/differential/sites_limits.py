@@ -57,23 +57,26 @@ def pcre_match_limit() -> SiteSpec:
         "lm/": None,
         "x.txt": None,
     }
-    for n in (P5_LOW, P5_HIGH):
-        files[f"dm/{s5('D', 'H', n)}/f.txt"] = None
+    files[f"dm/{s5('D', 'H', P5_HIGH)}/f.txt"] = None
+    # Each case costs Apache (and the model) ten million backtracking steps: the modules
+    # other than mod_rewrite get the case over the limit only (the model's tests show the
+    # same pattern matching just under it in each of them).
     cases: list[Case] = []
-    for n, side in ((P5_LOW, "low"), (P5_HIGH, "high")):
-        what = ("matches" if side == "low" else
-                "hits PCRE's match limit: no match")
+    for n, what in ((P5_LOW, "matches"), (P5_HIGH, "hits PCRE's match limit: no match")):
         cases += [
             Case(f"/rr/{s5('R', 'S', n)}", f"RewriteRule {what}"),
             Case(f"/rn/{s5('N', 'O', n)}", f"negated RewriteRule: the pattern {what}"),
-            Case(f"/fm/{s5('F', 'G', n)}", f"FilesMatch {what}"),
-            Case(f"/rm/{s5('M', 'P', n)}", f"RedirectMatch {what}"),
-            Case(f"/se/{s5('V', 'W', n)}", f"SetEnvIf {what}"),
-            Case(f"/if/{s5('I', 'J', n)}", f"<If> =~ {what}"),
-            Case(f"/ifn/{s5('K', 'L', n)}", f"<If> !~: the pattern {what}"),
-            Case(f"/lm/{s5('Q', 'U', n)}", f"LocationMatch {what}"),
-            Case(f"/dm/{s5('D', 'H', n)}/f.txt", f"DirectoryMatch {what}"),
         ]
+    what = "hits PCRE's match limit: no match"
+    cases += [
+        Case(f"/fm/{s5('F', 'G', P5_HIGH)}", f"FilesMatch {what}"),
+        Case(f"/rm/{s5('M', 'P', P5_HIGH)}", f"RedirectMatch {what}"),
+        Case(f"/se/{s5('V', 'W', P5_HIGH)}", f"SetEnvIf {what}"),
+        Case(f"/if/{s5('I', 'J', P5_HIGH)}", f"<If> =~ {what}"),
+        Case(f"/ifn/{s5('K', 'L', P5_HIGH)}", f"<If> !~: the pattern {what}"),
+        Case(f"/lm/{s5('Q', 'U', P5_HIGH)}", f"LocationMatch {what}"),
+        Case(f"/dm/{s5('D', 'H', P5_HIGH)}/f.txt", f"DirectoryMatch {what}"),
+    ]
     for n, side in ((P4_LOW, "matches"), (P4_HIGH, "hits the limit (by 0.4 %)")):
         cases += [
             Case(f"/rc/x.txt?{s4(n)}", f"RewriteCond {side}"),
@@ -116,4 +119,7 @@ def rewrite_rounds() -> SiteSpec:
     )
 
 
-SITES = [pcre_match_limit, rewrite_rounds]
+SITES = [rewrite_rounds]
+# Sites too costly for the shared Apache (its requests are sent in parallel with a 10 s
+# timeout): tests/model/test_pcre_limit_apache.py runs them on an Apache of their own.
+OWN_SERVER_SITES = [pcre_match_limit]

@@ -15,6 +15,7 @@ from confmig.cli import app
 from confmig.load import load_path
 from confmig.model.answer import Answer
 from confmig.model.evaluate import evaluate
+from confmig.model.explain import REASONS
 from confmig.model.request import Request
 from tests.differential.sites_limits import P4_HIGH, P4_LOW, P5_HIGH, P5_LOW, p5, s4, s5
 
@@ -123,3 +124,101 @@ def test_long_path_segment_and_path_are_403(tmp_path: Path) -> None:
     assert evaluate_url(root, "/" + "e" * 256).status == 403
     assert evaluate_url(root, "/" + "e" * 255).status == 404
     assert evaluate_url(root, "/" + "/".join(["e" * 200] * 25)).status == 403
+
+
+# -- 3. URLs -------------------------------------------------------------------------------
+
+def _one_line_error(result: object) -> str:
+    assert result.exit_code == 2, result.output  # type: ignore[attr-defined]
+    assert result.exception is None or isinstance(  # type: ignore[attr-defined]
+        result.exception, SystemExit), result.exception  # type: ignore[attr-defined]
+    text = result.output.strip()  # type: ignore[attr-defined]
+    assert text.startswith("error:") and "\n" not in text and len(text) < 300, text
+    return text
+
+
+@pytest.mark.parametrize("url", ["http://[::1/x", "http://[zz]/", "http://h:99999/",
+                                 "http://h:-1/", "http://", "http:///x", "", "ftp://x/",
+                                 "/a b", "/a\r\nHost: evil"])
+def test_malformed_urls_are_one_line_errors(tmp_path: Path, url: str) -> None:
+    result = runner.invoke(app, ["explain", url, "--root", str(tmp_path)])
+    text = _one_line_error(result)
+    assert "[zz]" in text or "zz" not in url  # printed as given, not read as markup
+
+
+@pytest.mark.parametrize(("url", "status"), [
+    ("/%zz", 400), ("/%00", 404), ("/a%2fb", 404), ("/a\x01b", 400), ("/a\x7fb", 400),
+    ("/a\udcff\udcfe", 404), ("/?" + "q" * 8176, 200), ("/?" + "q" * 8177, 414),
+    ("/?" + "q" * 1_000_000, 414), ("x", 400), ("*", 400),
+])
+def test_hostile_urls_get_apaches_answer(tmp_path: Path, url: str, status: int) -> None:
+    """Answers checked on Apache in test_hostile_apache.py (control characters, the
+    request-line limit) and by the differential suite (%-decoding)."""
+    root = _site(tmp_path, {"index.html": "x"})
+    result = runner.invoke(app, ["explain", url, "--root", str(root)])
+    assert result.exit_code == 0, result.output
+    words = " ".join(result.output.split())
+    assert f"→ {status} {REASONS.get(status, '')}".rstrip() in words, result.output[:300]
+    assert not any(ch in result.output for ch in "\x00\x01\x7f\r\udcff")
+    assert len(result.output) < 20_000
+    code, data = _explain(root, url)
+    assert (code, data["status"]) == (0, status)
+
+
+def test_a_path_is_a_path_even_with_a_scheme_inside(tmp_path: Path) -> None:
+    """Only ``http(s)://host/…`` is the absolute form: ``/go/http://x`` is a path."""
+    root = _site(tmp_path, {".htaccess": "RewriteEngine On\nRewriteRule ^go/ - [F]\n"})
+    assert _explain(root, "/go/http://example.com/")[1]["status"] == 403
+    assert _explain(root, "/a://b")[1]["status"] == 404
+    assert _explain(root, "/x?u=ftp://h/")[1]["status"] == 404
+
+
+# -- 4. and 5. Host and other headers ----------------------------------------------------
+
+REDIRECT_TO_HOST = "RewriteEngine On\nRewriteRule ^r$ http://%{HTTP_HOST}/there [R=302,L]\n"
+
+
+@pytest.mark.parametrize("option", [["-H", "Host: evil\r\nX-Injected: 1"],
+                                    ["-H", "Host: evil\rx"], ["-H", "Host: evil\nx"],
+                                    ["--host", "evil\r\nSet-Cookie: a=b"],
+                                    ["-H", "Host: a b"], ["-H", "Host: evil\x01"]])
+def test_a_host_with_control_characters_is_400_and_never_echoed(tmp_path: Path,
+                                                                 option: list[str]) -> None:
+    """Apache refuses such a Host (a control character in a header value, or a host name
+    with characters outside letters, digits, '-', '_', '.') with 400 before any rewriting:
+    no Location is built from it; nothing raw is printed."""
+    root = _site(tmp_path, {".htaccess": REDIRECT_TO_HOST})
+    result = runner.invoke(app, ["explain", "/r", "--root", str(root), *option])
+    assert result.exit_code == 0, result.output
+    assert "400 Bad Request" in result.output.splitlines()[0]
+    assert "Location" not in result.output
+    assert not any(ch in result.output for ch in "\r\x01")
+    data = _explain(root, "/r", *option)[1]
+    assert (data["status"], data["location"]) == (400, None)
+    good = _explain(root, "/r", "-H", "Host: example.com")[1]
+    assert good["location"] == "http://example.com/there"
+
+
+@pytest.mark.parametrize(("header", "status"), [
+    ("X-A: " + "v" * 8186, 200), ("X-A: " + "v" * 8187, 400), ("X-A: " + "v" * 1_000_000, 400),
+    ("X-A: a\x01b", 400), ("X(A: v", 400), ("X-A: caf\udce9", 200), ("X-A: a\tb", 200),
+])
+def test_hostile_headers_get_apaches_answer(tmp_path: Path, header: str, status: int) -> None:
+    root = _site(tmp_path, {"index.html": "x"})
+    code, data = _explain(root, "/index.html", "-H", header)
+    assert (code, data["status"]) == (0, status)
+
+
+@pytest.mark.parametrize("header", ["nonsense", "no colon " + "x" * 1_000_000, ": v",
+                                    "Bad Name: v"])
+def test_headers_that_are_not_header_lines_are_one_line_errors(tmp_path: Path,
+                                                               header: str) -> None:
+    result = runner.invoke(app, ["explain", "/", "--root", str(tmp_path), "-H", header])
+    _one_line_error(result)
+
+
+def test_too_many_headers_is_400(tmp_path: Path) -> None:
+    root = _site(tmp_path, {"index.html": "x"})
+    args = ["--host", "example.com", *[a for i in range(100) for a in ("-H", f"X-{i}: v")]]
+    assert _explain(root, "/index.html", *args[:-2])[1]["status"] == 200  # 99 + Host
+    assert _explain(root, "/index.html", *args)[1]["status"] == 400  # 100 + Host

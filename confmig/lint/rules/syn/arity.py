@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -255,6 +255,7 @@ def arity_problem(name: str, args: list[str]) -> tuple[str, str] | None:
     return (kind, arity.message_for(args)) if kind is not None else None
 
 
+@lru_cache(maxsize=2048)
 def is_flag(syntax: str | None, name: str | None = None) -> bool:
     """An On/Off directive: Apache's FLAG type (measured), or the manual's syntax is
     ``Name On|Off`` and nothing else (some of those are TAKE1 with a handler that wants

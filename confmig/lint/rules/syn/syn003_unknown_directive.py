@@ -42,7 +42,7 @@ class UnknownDirective(Rule):
         label = f"<{node.name}>" if isinstance(node, Section) else node.name
         if info is None:
             suggestion = _suggest(ctx, node.name)
-            if not suggestion and ctx.modules.not_modelled(label) is not None:
+            if not suggestion and ctx.not_modelled(label) is not None:
                 return  # a loaded module confmig has no facts for may define it: SYN007
             hint = f"did you mean {suggestion}?" if suggestion else self.fix
             if nonfatal:

@@ -44,7 +44,7 @@ class NotModelledDirective(Rule):
             if not isinstance(node, Directive | Section):
                 continue
             label = f"<{node.name}>" if isinstance(node, Section) else node.name
-            reason = ctx.modules.not_modelled(label)
+            reason = ctx.not_modelled(label)
             if reason is None or (ctx.info(node) is None and _typo(ctx, node.name)):
                 continue
             seen.setdefault(label.lower(), []).append((node, reason))
