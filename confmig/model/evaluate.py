@@ -54,6 +54,7 @@ from confmig.model.handler import run_handler
 from confmig.model.mapping import server_url_base
 from confmig.model.merge import CoreDir
 from confmig.model.mime import type_checker
+from confmig.model.protocol import DEFAULT_LIMITS, refusal
 from confmig.model.request import Request
 from confmig.model.response_headers import fixup_vary, response_headers
 from confmig.model.rewrite import RewriteRequest
@@ -166,6 +167,12 @@ class Evaluation:
     def decide(self) -> Answer:
         """:meth:`run` without the record of limits."""
         req = self.request
+        protocol = self.server.protocol
+        refused = (req.refused if protocol is DEFAULT_LIMITS else
+                   refusal(req.method, req.target, req.protocol, req.headers.items_raw(),
+                           protocol))
+        if refused is not None:
+            return self.refuse(*refused)
         if self.trace:
             self.step("request", f"{req.method} {req.target} → {self.server.label}"
                                  f" (DocumentRoot {self.server.document_root})")
@@ -190,6 +197,16 @@ class Evaluation:
         if status >= 400 and not rnd.served:
             return error_response(self, rnd, status)
         return self.answer(rnd, status)
+
+    def refuse(self, status: int, why: str) -> Answer:
+        """Apache refuses the request while reading it (:mod:`confmig.model.protocol`): no
+        configuration section is consulted."""
+        self.step("request", f"Apache refuses the request while reading it: {why}")
+        if "Limit" in why:
+            limits.record(why)
+        server = self.server
+        return Answer(status, steps=self.steps, server=server.label,
+                      document_root=server.document_root, unsupported=self.unsupported)
 
     def process_chain(self, path: str, query: str | None, method: str,
                       env: dict[str, str], redirects: int = 0) -> Round:
