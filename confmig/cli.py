@@ -229,6 +229,9 @@ def explain(
     no_dns: Annotated[bool, typer.Option("--no-dns", help="Do not look up host names for "
                                          "Require host / Allow from NAME (announced).")]
     = False,
+    at: Annotated[str | None, typer.Option("--time", help="The time of the request for "
+                                           "%{TIME_*} (e.g. 2026-01-01T10:00:00; default "
+                                           "now).")] = None,
     define: DefinesOption = None,
     fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
     no_config: NoConfigOption = False,
@@ -242,7 +245,7 @@ def explain(
     try:
         answer = explain_request(url, root=root, config=config, host=host,
                                  headers=header or [], method=method, defines=define or [],
-                                 user=user, remote_addr=remote_addr, dns=not no_dns,
+                                 user=user, remote_addr=remote_addr, dns=not no_dns, at=at,
                                  follow_symlinks=follow_symlinks)
     except ExplainError as exc:
         fail(str(exc))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import datetime
 import ipaddress
 import re
 from collections.abc import Iterable, Sequence
@@ -45,12 +46,14 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
                     host: str | None = None, headers: Sequence[str] = (),
                     method: str = "GET", defines: Iterable[str] = (),
                     user: str | None = None, remote_addr: str | None = None,
-                    dns: bool = True, follow_symlinks: bool = False) -> Answer:
+                    dns: bool = True, follow_symlinks: bool = False,
+                    at: str | None = None) -> Answer:
     """Load the docroot and/or server config and evaluate ``method url`` with *headers*
     (``Name: value`` strings, as curl's ``-H`` takes them); *user* (``NAME:PASSWORD``, as
     curl's ``--user``) sends Basic credentials, *remote_addr* is the client's address, and
     *dns* False keeps host-name access control from asking the resolver (the answer then
-    says so)."""
+    says so), and *at* (ISO 8601, e.g. ``2026-01-01T10:00:00``, local time unless it names a
+    zone) is the time of the request for ``%{TIME_*}`` (default: now)."""
     if root is None and config is None:
         raise ExplainError("give --root DOCROOT or --config httpd.conf")
     if root is not None and not root.is_dir():
@@ -72,6 +75,8 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
         request = dataclasses.replace(request, remote_addr=remote_addr)
     if not dns:
         request = dataclasses.replace(request, dns_lookups=False)
+    if at is not None:
+        request = dataclasses.replace(request, clock=request_time(at))
     workspace = load_path(root, config, set(defines), follow_symlinks=follow_symlinks)
     if workspace.server is not None and not workspace.server.ok:
         first = workspace.server.errors[0]
@@ -79,6 +84,16 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
     answer = evaluate(workspace, request)
     note_not_modelled(answer, workspace)
     return answer
+
+
+def request_time(text: str) -> float:
+    """``--time``: an ISO 8601 date and time as seconds since the epoch."""
+    try:
+        when = datetime.datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise ExplainError(f"--time {text!r}: expected a date and time such as "
+                           "2026-01-01T10:00:00") from exc
+    return when.timestamp()
 
 
 def basic_authorization(user: str) -> tuple[str, str]:

@@ -101,3 +101,16 @@ def test_no_dns_announces_the_host_name_decision(tmp_path: Path) -> None:
     assert '"status": 200' in looked_up and "DNS lookups are off" not in looked_up
     offline = explain("/x.txt", "--root", str(tmp_path), "--no-dns", "--format", "json")[1]
     assert '"status": 403' in offline and "DNS lookups are off" in offline
+
+
+def test_time_option_sets_the_clock_of_time_variables(tmp_path: Path) -> None:
+    (tmp_path / "x.txt").write_text("hi\n")
+    (tmp_path / ".htaccess").write_text('<If "%{TIME_HOUR} -lt 12">\nRequire all denied\n'
+                                        '</If>\n')
+    morning = explain("/x.txt", "--root", str(tmp_path), "--time", "2026-01-01T10:00:00",
+                      "--format", "json")[1]
+    afternoon = explain("/x.txt", "--root", str(tmp_path), "--time", "2026-01-01T13:00:00",
+                        "--format", "json")[1]
+    assert '"status": 403' in morning and '"status": 200' in afternoon
+    code, output = explain("/x.txt", "--root", str(tmp_path), "--time", "soon")
+    assert code == 2 and "--time" in output
