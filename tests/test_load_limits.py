@@ -248,3 +248,20 @@ def test_parse_prints_non_utf8_bytes_as_read(tmp_path: Path) -> None:
     assert tree.returncode == 0 and b"caf\xe9" in tree.stdout
     as_json = run_cli("parse", "--format", "json", str(access))
     assert as_json.returncode == 0 and b"caf\\udce9" in as_json.stdout
+
+
+@pytest.mark.parametrize("name", ["IfModule mod_headers.c", 'If "true"'])
+def test_every_command_reads_nesting_at_the_cap(tmp_path: Path, name: str) -> None:
+    """MAX_SECTION_DEPTH is low enough for every consumer of the tree (no RecursionError)."""
+    site = tmp_path / "site"
+    (site / "d").mkdir(parents=True)
+    (site / "d" / "f.txt").write_text("x")
+    (site / "d" / ".htaccess").write_text(nested(MAX_SECTION_DEPTH, name))
+    access = site / "d" / ".htaccess"
+    for args in (["parse", str(access)], ["parse", "--format", "json", str(access)],
+                 ["lint", "--no-cache", str(site)],
+                 ["explain", "/d/f.txt", "--root", str(site)],
+                 ["convert", "--to", "httpd", str(site)]):
+        run = run_cli(*args)
+        assert run.returncode in (0, 1), (args, run.stderr[-500:])
+        assert b"Traceback" not in run.stderr and b"Recursion" not in run.stderr

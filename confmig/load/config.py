@@ -87,7 +87,7 @@ class _Frame:
     receives them; ``file`` is set when the frame is a whole file (popped from the Include
     chain when done), ``depth`` is the nesting of the sections that receive the nodes."""
 
-    __slots__ = ("depth", "file", "items", "out")
+    __slots__ = ("depth", "file", "items", "original", "out", "parent", "slot")
 
     def __init__(self, items: Iterator[Node | _IncludeTarget], out: list[Node], depth: int,
                  file: str | None = None) -> None:
@@ -95,6 +95,11 @@ class _Frame:
         self.out = out
         self.depth = depth
         self.file = file
+        # For a section's body: the section as parsed, and where its copy sits in the parent's
+        # list — the parsed one goes back there when the body came out unchanged.
+        self.original: Section | None = None
+        self.parent: list[Node] | None = None
+        self.slot = 0
 
 
 class _Reader:
@@ -146,6 +151,8 @@ class _Reader:
                 frames.pop()
                 if frame.file is not None:
                     self.stack.pop()
+                elif frame.original is not None and frame.parent is not None:
+                    self._keep_unchanged(frame, frame.original, frame.parent)
                 continue
             if isinstance(node, _IncludeTarget):
                 self._push_file(node.path, frame.out, frame.depth)
@@ -259,8 +266,18 @@ class _Reader:
         if frame.depth >= MAX_SECTION_DEPTH:
             raise ReadLimitError(depth_error(node.file, node.line, node.column))
         children: list[Node] = []
+        body = _Frame(iter(node.children), children, frame.depth + 1)
+        body.original, body.parent, body.slot = node, frame.out, len(frame.out)
         frame.out.append(dataclasses.replace(node, children=children))
-        self.frames.append(_Frame(iter(node.children), children, frame.depth + 1))
+        self.frames.append(body)
+
+    @staticmethod
+    def _keep_unchanged(frame: _Frame, original: Section, parent: list[Node]) -> None:
+        """Use the parsed section itself when reading changed nothing in its body (no
+        conditional unwrapped, no Include spliced in, no ${VAR}): one copy of a large tree."""
+        read, parsed = frame.out, original.children
+        if len(read) == len(parsed) and all(a is b for a, b in zip(read, parsed, strict=True)):
+            parent[frame.slot] = original
 
 
 def load_config(
