@@ -119,7 +119,32 @@ def rewrite_rounds() -> SiteSpec:
     )
 
 
-SITES = [rewrite_rounds]
+def bad_requests() -> SiteSpec:
+    """What Apache refuses while reading the request (``confmig.model.protocol``), for the
+    requests ``http.client`` can send (the raw-byte ones are in
+    ``tests/model/test_hostile_apache.py``): Host values ``fix_hostname`` refuses under
+    ``HttpProtocolOptions Strict``, the request-line limit, a path segment over NAME_MAX.
+    A redirect to ``%{HTTP_HOST}`` shows no Location is ever built from a refused Host."""
+    redirect = "RewriteEngine On\nRewriteRule ^r$ http://%{HTTP_HOST}/there [R=302,L]\n"
+    hosts = ["123", "1.2.3", "01.2.3.4", "a b", 'a"b', "a..b", "a/b", "ex.1com", "host:0",
+             "host:99999", "host:", "[zz]", "[::1", "a,b", "."]
+    return SiteSpec(
+        "bad-requests",
+        {".htaccess": redirect, "index.html": None},
+        [
+            *[Case("/r", f"Host {h!r}: 400 before any rewriting", headers={"Host": h})
+              for h in hosts],
+            Case("/r", "a valid Host with a trailing dot", headers={"Host": "bad-requests.test."}),
+            Case("/r", "a dotted quad", headers={"Host": "127.0.0.1"}),
+            Case("/?" + "q" * (8191 - len("GET /? HTTP/1.1")), "request line of 8191 bytes"),
+            Case("/?" + "q" * (8192 - len("GET /? HTTP/1.1")), "8192 bytes: 414"),
+            Case("/" + "n" * 256, "a path segment over NAME_MAX: 403"),
+            Case("/" + "/".join(["n" * 250] * 20), "a path over PATH_MAX: 403"),
+        ],
+    )
+
+
+SITES = [rewrite_rounds, bad_requests]
 # Sites too costly for the shared Apache (its requests are sent in parallel with a 10 s
 # timeout): tests/model/test_pcre_limit_apache.py runs them on an Apache of their own.
 OWN_SERVER_SITES = [pcre_match_limit]

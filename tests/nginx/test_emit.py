@@ -115,15 +115,17 @@ def test_types_block_is_the_whole_map_plus_addtype(site: object,
     assert re.search(r"text/html [^;]*\bhtml\b", body) and "image/png png;" in body
 
 
-def test_file_denials_come_before_other_regex_locations(site: object) -> None:
-    """Trap: only the first matching regex location is used."""
+def test_file_denials_hold_in_every_regex_location(site: object) -> None:
+    """Trap: only the first matching regex location is used — so the <Files> denials are
+    not locations of their own but the first lines of every location, the nested one for
+    another <FilesMatch> included."""
     root = site({".htaccess": '<FilesMatch "\\.txt$">\nHeader set X-T 1\n</FilesMatch>\n'
                               '<Files "secret.txt">\nRequire all denied\n</Files>\n'})
     text = convert_docroot(root).result.text
-    root_body = text[text.index("location / {"):]
-    deny = root_body.index('secret\\.txt')
-    allow = root_body.index('\\.txt\\z')
-    assert deny < allow
+    blocks = [b for b in text.split("map $uri ")[1:] if "secret\\.txt\\z" in b.split("}")[0]]
+    denial = blocks[0].split()[0]
+    nested = dict(locations(text, direct=False))['~ "(?s)/(?=[^/]*\\z)[^/]*?(?:\\.txt\\z)"']
+    assert nested.index(f"if (-d {denial}) {{ return 403; }}") < nested.index("add_header")
 
 
 def test_if_blocks_only_hold_what_nginx_allows_there() -> None:

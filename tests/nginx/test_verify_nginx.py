@@ -246,3 +246,17 @@ def test_https_status_rules_and_etag(site: object, apache_binary: object,
             assert a.status == b.status == status, path
         a, b = pair.ask("/f.txt")
         assert "ETag" not in a.headers and "ETag" not in b.headers
+
+
+def test_checks_run_again_after_an_internal_redirect(site: object, apache_binary: object,
+                                                      nginx_binary: object) -> None:
+    """An index file or an error document reached by an internal redirect is checked again
+    (Apache: a sub-request / internal redirect; nginx: maps are `volatile`)."""
+    root = site({".htaccess": "ErrorDocument 403 /errors/403.html\n",
+                 "errors/403.html": "custom 403\n",
+                 "denied/.htaccess": "<Files index.html>\nRequire all denied\n</Files>\n",
+                 "denied/index.html": "must not be served\n"})
+    with both(root) as pair:
+        for path in ("/denied/", "/denied/index.html", "/.htaccess"):
+            a, b = pair.ask(path)
+            assert (a.status, a.body) == (b.status, b.body) == (403, b"custom 403\n"), path

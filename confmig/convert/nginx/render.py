@@ -240,14 +240,16 @@ class Renderer:
         where = ", ".join(str(s) for s in scope.sources) or "server configuration"
         main = Location("/" if scope.url == "/" else f"^~ {q(scope.url)}",
                         [f"{scope.directory} ({where})"])
+        denials = self._file_denials(scope)
         main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
-        self._path_info_denials(scope, main.lines)
-        for files in self._ordered_files(scope):
-            main.nested.append(self._files_location(scope, files, sid))
+        _prepend(main.lines, denials)
+        for files in self._nested_files(scope):
+            main.nested.append(self._files_location(scope, files, sid, denials))
         if rewrite_out is not None:
             for url in rewrite_out.exact_static:
                 plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
                 plain.lines, _ = self._settings_lines(scope, scope.settings, sid, False)
+                _prepend(plain.lines, denials)
                 main.nested.append(plain)
         out = [main]
         if scope.url != "/":
@@ -260,44 +262,60 @@ class Renderer:
             rules = rw is not None and (rw.directory.rstrip("/") != scope.directory
                                         or "AllowNoSlash" in rw.options)
             bare.lines, _ = self._settings_lines(scope, scope.settings, sid + "s", rules)
+            _prepend(bare.lines, denials)
             out.insert(0, bare)
         return out
 
-    def _path_info_denials(self, scope: Scope, lines: list[str]) -> None:
-        """A denied ``<Files>`` name followed by more path (``/db.sql/x``): Apache's walk
-        stops at the file, so the section applies (and Apache denies); nginx's location for
-        the last component would not.  Checked first in the location, for an existing file
-        (a directory of that name is walked into by Apache)."""
-        if lines and lines[-1].startswith("return"):
-            return  # the whole location is denied already
-        denials = []
-        for files in self._ordered_files(scope):
-            if files.settings.access.decision == "granted":
-                continue
-            try:
-                basename(files.basename_regex)
-            except Untranslatable:
-                continue  # the whole directory is denied by its nested location
-            status = files.settings.access.status or 403
-            prefix_regex = file_then_path(files.basename_regex, "confmig_named")
-            denials += [f"# {files.source} {files.label}, followed by PATH_INFO",
-                        'set $confmig_file "";',
-                        f"if ($uri ~ {q(prefix_regex)}) {{ set $confmig_file "
-                        f'"$document_root$confmig_named"; }}',
-                        f"if (-f $confmig_file) {{ return {status}; }}"]
-        lines[:0] = denials
+    def _file_denials(self, scope: Scope) -> list[str]:
+        """The ``<Files>``/``<FilesMatch>`` denials in force, as the first lines of every
+        location of the scope (nginx's rewrite phase, before its rules — Apache checks
+        access before its per-directory rewriting).
 
-    def _ordered_files(self, scope: Scope) -> list[FilesScope]:
-        base = scope.settings.access
-        relevant = []
+        Apache matches a section against the name where its walk stopped: the last path
+        component when its directory exists (``-d $confmig_parent``), else an earlier,
+        missing one — and also an existing file followed by PATH_INFO (``/db.sql/x``).
+        Matching on the URL's last component alone would deny too much in the first case
+        and too little in the second."""
+        lines: list[str] = []
         for files in scope.files:
-            if files.only_access and files.settings.access == base:
+            access = files.settings.access
+            if access.decision == "granted":
                 continue
-            relevant.append(files)
-        # denials first: nginx uses the first regex location that matches
-        return sorted(relevant, key=lambda f: f.settings.access.decision == "granted")
+            if access.decision == "conditional":
+                self._note(access.source or files.source, files.label,
+                           f"access {access.why}: denied (403) for everyone",
+                           scope.directory)
+            status = 403 if access.decision == "conditional" else access.status or 403
+            try:
+                regex = basename(files.basename_regex)
+                then_path = file_then_path(files.basename_regex, "confmig_named")
+            except Untranslatable as exc:
+                self._note(files.source, files.label, f"{exc}: the whole directory is denied",
+                           scope.directory)
+                return [*lines, f"# untranslatable: {files.source} {files.label}: {exc}",
+                        "return 403;"]
+            # maps (http { }), so that every `if` here ends in `return`: an `if` that
+            # matches and only sets a variable would take try_files out of the location
+            name = self._map("$uri", [(f"~{_with_parent(regex, 'confmig_dir')}",
+                                       '"$document_root$confmig_dir"')], '""')
+            path_info = self._map("$uri", [(f"~{then_path}", '"$document_root$confmig_named"')],
+                                  '""')
+            lines += [f"# {files.source} {files.label}: {access.why or 'denied'} (when Apache's "
+                      "walk stops at that name: its directory exists; or it is a file followed "
+                      "by PATH_INFO)",
+                      f"if (-d {name}) {{ return {status}; }}",
+                      f"if (-f {path_info}) {{ return {status}; }}"]
+        return lines
 
-    def _files_location(self, scope: Scope, files: FilesScope, sid: str) -> Location:
+    def _nested_files(self, scope: Scope) -> list[FilesScope]:
+        """Sections that need a location of their own: those that set more than access, and
+        grants inside a denied directory."""
+        denied = scope.settings.access.decision != "granted"
+        return [f for f in scope.files
+                if not f.only_access or (denied and f.settings.access.decision == "granted")]
+
+    def _files_location(self, scope: Scope, files: FilesScope, sid: str,
+                        denials: list[str]) -> Location:
         try:
             regex = basename(files.basename_regex)
         except Untranslatable as exc:
@@ -306,10 +324,14 @@ class Renderer:
             return Location(f"~ {q('.')}", [f"{files.source} {files.label} (untranslatable)"],
                             ["return 403;"])
         loc = Location(f"~ {q(regex)}", [f"{files.source} {files.label}"])
-        if files.only_access and files.settings.access.decision != "granted":
-            loc.lines = self._access_lines(scope, files.settings, files.source)
-            return loc
         loc.lines, _ = self._settings_lines(scope, files.settings, sid + "f", True)
+        _prepend(loc.lines, denials)
+        if scope.settings.access.decision != "granted":
+            # a grant inside a denied directory: only for the name Apache's walk stops at
+            status = scope.settings.access.status or 403
+            parent = self._map("$request_filename",
+                               [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")], '""')
+            loc.lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
         return loc
 
     def _note(self, source: Source | None, directive: str, reason: str, scope: str,
@@ -366,7 +388,8 @@ class Renderer:
             self._note(None, "FallbackResource", f"relative target {target}: not translated",
                        scope.directory)
             return []
-        return ["# FallbackResource", f"try_files $uri $uri/ {target}$is_args$args;"]
+        return ["# FallbackResource: what is neither a file nor a directory",
+                f"if (!-e $request_filename) {{ rewrite ^ {q(target)} last; }}"]
 
     def _redirect_lines(self, scope: Scope, settings: Settings) -> list[str]:
         lines: list[str] = []
@@ -403,8 +426,12 @@ class Renderer:
     def _content_lines(self, scope: Scope, settings: Settings) -> list[str]:
         lines: list[str] = []
         src = f"{settings.index_source}: " if settings.index_source else ""
-        lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}")
-        lines.append(f"index {' '.join(settings.index)};")
+        if settings.index and settings.index != ("disabled",):
+            lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}")
+            lines.append(f"index {' '.join(q(n) if ' ' in n else n for n in settings.index)};")
+        else:
+            lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
+                      "index .confmig-no-directory-index;"]
         lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
         if not settings.follow_symlinks:
             lines.append("disable_symlinks on;")
@@ -448,10 +475,15 @@ class Renderer:
         if exp is None:
             return []
         entries = []
-        for mime, code in exp.by_type:
-            entries.append((f"~*^(?:2\\d\\d|304):{_escape(mime)}(?:;|\\z)", code))
+        # mod_expires: the exact type first, then its major type's "type/*", then the default
+        exact = [(m, c) for m, c in exp.by_type if not m.endswith("/*")]
+        wild = [(m, c) for m, c in exp.by_type if m.endswith("/*")]
+        for mime, code in exact:
+            entries.append((f"~*^[1-3]\\d\\d:{_escape(mime)}(?:;|\\z)", code))
+        for mime, code in wild:
+            entries.append((f"~*^[1-3]\\d\\d:{_escape(mime[:-1])}[^;]*(?:;|\\z)", code))
         if exp.default:
-            entries.append(("~^(?:2\\d\\d|304):", exp.default))
+            entries.append(("~^[1-3]\\d\\d:", exp.default))
         rows = []
         for key, code in entries:
             if not code.startswith("A"):
@@ -463,8 +495,9 @@ class Renderer:
         if not rows:
             return []
         name = self._map('"$status:$sent_http_content_type"', rows, "off")
-        return ["# ExpiresActive On: ExpiresByType/ExpiresDefault for the responses Apache "
-                "serves", f"expires {name};"]
+        return ["# ExpiresActive On: ExpiresByType/ExpiresDefault on every answer that is not "
+                "an error", "# (mod_expires leaves out 4xx and 5xx; redirects get it too)",
+                f"expires {name};"]
 
     def _header_lines(self, scope: Scope, settings: Settings) -> list[str]:
         tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
@@ -540,13 +573,26 @@ class Renderer:
         if name is None:
             name = f"$confmig_map{len(self.maps) + 1}"
             self.maps[key] = name
-            block = [f"map {source} {name} {{"]
+            # volatile: computed again after an internal redirect (index, error_page,
+            # rewrite … last), as Apache checks the new URL again
+            block = [f"map {source} {name} {{", "    volatile;"]
             for k, v in rows:
                 block.append(f"    {q(k)} {v};")
             block.append(f"    default {default};")
             block.append("}")
             self.map_blocks.extend(block)
         return name
+
+
+def _with_parent(regex: str, name: str) -> str:
+    """A last-component regex (``(?s)/…``) that also captures the path before it."""
+    return f"(?s)^(?<{name}>.*)" + regex[len("(?s)"):]
+
+
+def _prepend(lines: list[str], denials: list[str]) -> None:
+    """Put *denials* first, unless the location answers with an error anyway."""
+    if denials:  # first even where the location then denies: Apache's <Files> 403 comes
+        lines[:0] = denials  # before a 401 or a 500 of the directory's own access rules
 
 
 def _escape(text: str) -> str:

@@ -14,6 +14,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from confmig.load import Workspace, load_path
@@ -142,6 +143,9 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
                                       f"ignored by Apache ({message.strip()})", directory,
                                       changes_behaviour=False))
     settings = _settings(site, server, config, url, document_root, directory, notes)
+    ifs = _if_sections(config["core"].ifs)
+    if ifs:
+        settings = _with_ifs(settings, ifs, directory, notes)
     scope = Scope(directory, url, sources, settings)
     for files in config["core"].files:
         merged = site.merged([*sections, files])
@@ -216,6 +220,41 @@ def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> A
     why = "; ".join(dict.fromkeys(unsupported)) or (
         "depends on the client, the method, the environment or credentials")
     return Access("conditional", 403, source, why)
+
+
+def _if_sections(ifs: Iterable[ConfigSection]) -> list[ConfigSection]:
+    out = []
+    for section in ifs:
+        out.append(section)
+        out.extend(_if_sections(section.core.ifs))
+    return out
+
+
+#: What an ``<If>`` may hold that changes whether or where a request is answered.
+IF_DECISIVE = ACCESS_DIRECTIVES | {"rewriterule", "rewritecond", "rewriteengine", "redirect",
+                                   "redirectmatch", "redirectpermanent", "redirecttemp",
+                                   "errordocument", "forcetype", "sethandler", "authtype"}
+
+
+def _with_ifs(settings: Settings, ifs: list[ConfigSection], directory: str,
+              notes: list[PlanNote]) -> Settings:
+    """``<If>``/``<ElseIf>``/``<Else>`` depend on each request: the plan cannot carry them.
+    One that decides access, rewriting or the handler makes the scope conditional (an
+    emitter denies it); the others are notes."""
+    decisive = False
+    for section in ifs:
+        kinds = {d.lname for d in section.directives}
+        grave = bool(kinds & IF_DECISIVE)
+        decisive |= grave
+        notes.append(PlanNote(Source(section.file, section.line), section.label,
+                              "a per-request condition (" + ("decides access, rewriting or "
+                              "the handler: the directory is denied" if grave else
+                              "its directives are left out") + ")", directory))
+    if not decisive:
+        return settings
+    first = ifs[0]
+    return replace(settings, access=Access("conditional", 403, Source(first.file, first.line),
+                                           f"{first.label} decides per request"))
 
 
 def _addresses_named(config: DirConfig) -> list[str]:
