@@ -37,7 +37,7 @@ def tree() -> Iterator[tuple[Path, Path]]:
     outside = make_docroot(prefix="confmig-outside-")
     (outside / "denied.ht").write_text("Require all denied\n")
     (outside / "denied.ht").chmod(0o644)
-    (outside / "private.ht").write_text("Require all denied\n")
+    (outside / "private.ht").write_text("Options -Indexes\n")  # 403 only if unreadable
     (outside / "private.ht").chmod(0o600)
     for name, ht in (("dir", "Require all denied\n"), ("dir2", None)):
         (outside / name).mkdir()
@@ -47,13 +47,15 @@ def tree() -> Iterator[tuple[Path, Path]]:
         if ht:
             (outside / name / ".htaccess").write_text(ht)
             (outside / name / ".htaccess").chmod(0o644)
-    for name in ("ok", "linked", "private", "dirht", "dangling", "fifo"):
+    for name in ("ok", "linked", "private", "unreadable", "dirht", "dangling", "fifo"):
         (root / name).mkdir()
         (root / name).chmod(0o755)
         (root / name / "f.txt").write_text("x\n")
         (root / name / "f.txt").chmod(0o644)
     os.symlink(outside / "denied.ht", root / "linked" / ".htaccess")
     os.symlink(outside / "private.ht", root / "private" / ".htaccess")
+    (root / "unreadable" / ".htaccess").write_text("Options -Indexes\n")
+    (root / "unreadable" / ".htaccess").chmod(0o600)  # root's: www-data cannot open it
     (root / "dirht" / ".htaccess").mkdir()
     os.symlink(root / "nothing", root / "dangling" / ".htaccess")
     os.mkfifo(root / "fifo" / ".htaccess")
@@ -68,8 +70,8 @@ def tree() -> Iterator[tuple[Path, Path]]:
     shutil.rmtree(outside, ignore_errors=True)
 
 
-PATHS = ["/ok/f.txt", "/linked/f.txt", "/private/f.txt", "/dirht/f.txt", "/dangling/f.txt",
-         "/link/f.txt", "/link2/f.txt"]
+PATHS = ["/ok/f.txt", "/linked/f.txt", "/private/f.txt", "/unreadable/f.txt", "/dirht/f.txt",
+         "/dangling/f.txt", "/link/f.txt", "/link2/f.txt"]
 
 
 def statuses(server: ApacheServer) -> dict[str, int]:
@@ -102,6 +104,7 @@ def test_apache_reads_a_symlinked_htaccess_under_any_options(
     assert got["/dirht/f.txt"] == 403 and "AH00554" in log
     if AS_ROOT:  # the worker (www-data) cannot open a 0600 root file
         assert got["/private/f.txt"] == 403 and "Permission denied" in log
+        assert got["/unreadable/f.txt"] == 403
     assert hung
     # the link is owned by another user only as root (lchown)
     owner_match = options == "SymLinksIfOwnerMatch" and not AS_ROOT
@@ -141,6 +144,8 @@ def test_the_converted_config_denies_what_apache_denied_or_hung_on(
     assert after["/dirht/f.txt"] == 403 and after["/linked/f.txt"] == 403
     assert after["/link/f.txt"] == 403 and after["/link2/f.txt"] == 403  # not walked: denied
     assert after["/ok/f.txt"] == 200 and after["/dangling/f.txt"] == 200
+    if AS_ROOT:  # Apache's worker cannot read it: denied, not converted and served
+        assert after["/unreadable/f.txt"] == 403
     announced = " ".join(str(n) for n in result.warnings)
     assert "not a regular file" in announced and "FIFO" in announced
     assert "outside the root" in announced

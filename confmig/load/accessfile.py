@@ -24,7 +24,10 @@ is reported and, where an answer is needed, treated as denied — never as absen
 from __future__ import annotations
 
 import errno
+import functools
+import grp
 import os
+import pwd
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +35,8 @@ from enum import StrEnum
 
 # Never read (nor walked into), even with --follow-symlinks: kernel and device trees.
 SPECIAL_TREES = ("/proc", "/sys", "/dev")
+# The accounts Apache's workers run as (Debian/Ubuntu, RHEL/Fedora), for permission checks.
+APACHE_USERS = ("www-data", "apache")
 
 
 class AccessState(StrEnum):
@@ -142,7 +147,39 @@ def check_access_file(path: str, roots: Sequence[str] | None = None,
             return AccessCheck(path, AccessState.OUTSIDE_ROOT, real)
     if not os.access(path, os.R_OK):
         return AccessCheck(path, AccessState.UNREADABLE, target, "Permission denied")
+    if not readable_by_apache(info):
+        user = apache_user()
+        assert user is not None
+        return AccessCheck(path, AccessState.UNREADABLE, target, f"not readable by {user[0]}")
     return AccessCheck(path, AccessState.REGULAR, target)
+
+
+@functools.cache
+def apache_user() -> tuple[str, int, frozenset[int]] | None:
+    """The account Apache's workers run as here (Debian's ``www-data``, RHEL's ``apache``):
+    name, uid and groups; None when neither exists."""
+    for name in APACHE_USERS:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        groups = {entry.pw_gid} | {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
+        return name, entry.pw_uid, frozenset(groups)
+    return None
+
+
+def readable_by_apache(info: os.stat_result) -> bool:
+    """The permission bits let Apache's worker user read the file (open() as that user
+    fails with EACCES otherwise: 403).  Without such a user, what confmig may read counts."""
+    user = apache_user()
+    if user is None or user[1] == 0:
+        return True
+    _, uid, groups = user
+    if info.st_uid == uid:
+        return bool(info.st_mode & stat.S_IRUSR)
+    if info.st_gid in groups:
+        return bool(info.st_mode & stat.S_IRGRP)
+    return bool(info.st_mode & stat.S_IROTH)
 
 
 def file_type(mode: int) -> str:
