@@ -144,7 +144,23 @@ def bad_requests() -> SiteSpec:
     )
 
 
+def default_round_limit() -> SiteSpec:
+    """``[N]`` without a number stops at REWRITE_MAX_ROUNDS, 32,000 in 2.4 (``++round >=
+    maxrounds`` with ``round`` starting at 1): a rule that applies 31,998 times (the query
+    grows, not the URL, so the length limit stays out of the way) is served, 31,999 times
+    is 500."""
+    def rule(k: int) -> str:
+        return ("RewriteEngine On\n"
+                f"RewriteCond %{{QUERY_STRING}} ^(a{{0,{k}}})$\nRewriteRule ^ x?%1a [N]\n")
+    return SiteSpec(
+        "rw-max-rounds",
+        {"k1/.htaccess": rule(31997), "k1/x": None, "k2/.htaccess": rule(31998), "k2/x": None},
+        [Case("/k1/x", "31,998 rounds: under the default"),
+         Case("/k2/x", "31,999 rounds: the default [N] limit → 500")],
+    )
+
+
 SITES = [rewrite_rounds, bad_requests]
 # Sites too costly for the shared Apache (its requests are sent in parallel with a 10 s
 # timeout): tests/model/test_pcre_limit_apache.py runs them on an Apache of their own.
-OWN_SERVER_SITES = [pcre_match_limit]
+OWN_SERVER_SITES = [pcre_match_limit, default_round_limit]

@@ -1,6 +1,8 @@
-"""PCRE's match limit in every module, on an Apache of its own (``sites_limits``: each request
-costs ten million backtracking steps, so they are sent one at a time with a long timeout), and
-compared as the differential suite compares."""
+"""PCRE's match limit in every module and the default ``[N]`` round limit, on an Apache of
+their own (``sites_limits.OWN_SERVER_SITES``: each request costs ten million backtracking
+steps or 32,000 rewrite rounds, so they are sent one at a time with a long timeout), compared
+as the differential suite compares; the model says a limit decided exactly where the case is
+about one."""
 
 from __future__ import annotations
 
