@@ -6,11 +6,11 @@ Apache goes on with (false ``<IfModule>`` bodies dropped, ``${VAR}`` resolved) â
 and what is in force for it: the AllowOverride / AllowOverrideList of its
 directory, the loaded modules and the directive registry.
 
-The AllowOverride in force for a directory is computed the way
-``ap_directory_walk`` merges it: non-regex ``<Directory>`` sections (the main
-server's, then those of the ``<VirtualHost>`` whose DocumentRoot holds the
-directory) sorted by their number of path components, shortest first, ties in
-config order; each matching one that sets AllowOverride replaces the value.
+The AllowOverride in force for a directory is asked of the request model
+(:class:`ServerLayout`, :func:`confmig.model.walk.directory_sections`): the non-regex
+``<Directory>`` sections ``ap_directory_walk`` merges for it (those of the
+``<VirtualHost>`` whose DocumentRoot holds the directory, which include the main
+server's), in its order; each that sets AllowOverride replaces the value.
 ``<DirectoryMatch>`` and ``<Directory ~ re>`` sections are merged only after the
 ``.htaccess`` files have been read, so they never decide which ``.htaccess``
 directives are allowed.  A relative ``<Directory>`` path is taken from ``/`` (the
@@ -21,7 +21,6 @@ defaults with ``AllowOverride All`` are assumed (``assumed_defaults``).
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -37,6 +36,8 @@ if TYPE_CHECKING:
     from confmig.lint.rule import Rule
     from confmig.model.modules import ModuleSet
     from confmig.model.registry import AllowOverride, DirectiveInfo, Registry
+    from confmig.model.sections import ConfigSection
+    from confmig.model.site import Site, VirtualServer
 
 # Without a server config: Debian's default modules plus those real .htaccess files lean on
 # (the set confmig.servers.ApacheServer starts by default).
@@ -133,18 +134,6 @@ def make_overrides(allow_override: Iterable[str], allow_override_list: Iterable[
     return Overrides(tuple(allow_override), tuple(allow_override_list), source)
 
 
-@dataclass(slots=True)
-class _DirSection:
-    """A ``<Directory>`` section of a server config with its override directives."""
-
-    path: str
-    components: int
-    order: int
-    wildcard: bool
-    allow_override: Directive | None
-    allow_override_list: Directive | None
-
-
 def _norm(path: str) -> str:
     path = os.path.normpath(path) if path not in ("", "/") else "/"
     return path
@@ -154,12 +143,6 @@ def _components(path: str) -> list[str]:
     return [p for p in path.split("/") if p]
 
 
-def _absolute(path: str, server_root: str) -> str:
-    """``ap_server_root_relative``: a relative DocumentRoot (Include, ErrorLogâ€¦) is taken
-    from ServerRoot."""
-    return paths.server_root_relative(path, server_root)
-
-
 def directory_section_path(path: str) -> str:
     """A non-regex ``<Directory>`` path as Apache matches it (no trailing ``/``): from ``/``,
     not ServerRoot (:mod:`confmig.load.paths`; CTX008 reports such paths, everything else in
@@ -167,91 +150,113 @@ def directory_section_path(path: str) -> str:
     return _norm(paths.directory_section_path(path))
 
 
-def _dir_sections(nodes: list[Node], order_base: int = 0) -> list[_DirSection]:
-    out: list[_DirSection] = []
-    for node in nodes:
-        if not isinstance(node, Section) or node.lname != "directory" or not node.args:
-            continue
-        if node.args[0] == "~":
-            continue  # a regex section: merged after .htaccess, never decides overrides
-        path = directory_section_path(node.args[0])  # not ServerRoot: see CTX008
-        ao = aol = None
-        for child in node.children:
-            if isinstance(child, Directive) and child.lname == "allowoverride":
-                ao = child
-            elif isinstance(child, Directive) and child.lname == "allowoverridelist":
-                aol = child
-        out.append(_DirSection(path, len(_components(path)), order_base + len(out),
-                               any(c in path for c in "*?["), ao, aol))
-    return out
+@dataclass(frozen=True, slots=True)
+class DirectorySection:
+    """A non-regex ``<Directory>`` section as the model built it (``path``: where it applies,
+    without the trailing ``/``)."""
 
+    path: str
+    section: ConfigSection
 
-def _matches(section: _DirSection, directory: str) -> bool:
-    parts = _components(directory)
-    if section.components > len(parts):
-        return False
-    prefix = "/" + "/".join(parts[: section.components])
-    target = "/" + "/".join(_components(section.path))
-    if section.wildcard:
-        return _fnmatch_pathname(target, prefix)
-    return prefix == target
-
-
-def _fnmatch_pathname(pattern: str, path: str) -> bool:
-    """fnmatch where wildcards do not cross ``/`` (APR_FNM_PATHNAME)."""
-    pats, names = pattern.split("/"), path.split("/")
-    return len(pats) == len(names) and all(
-        fnmatch.fnmatchcase(n, p) for p, n in zip(pats, names, strict=True))
+    @classmethod
+    def of(cls, section: ConfigSection) -> DirectorySection:
+        return cls(_norm(section.match.rstrip("/") or "/"), section)
 
 
 @dataclass
 class ServerLayout:
-    """The parts of a server config that decide what a directory's .htaccess may do."""
+    """A server config as the linter maps access files onto it: the main server's
+    DocumentRoot and the ``<VirtualHost>`` sections with a DocumentRoot of their own.  Which
+    ``<Directory>`` sections decide a directory's AllowOverride is asked of the request
+    model's directory walk (:func:`confmig.model.walk.directory_sections`), so lint, explain
+    and convert agree on it."""
 
-    main: list[_DirSection] = field(default_factory=list)
-    vhosts: list[tuple[str | None, list[_DirSection]]] = field(default_factory=list)
+    site: Site
+    main: list[DirectorySection] = field(default_factory=list)
+    vhosts: list[tuple[str | None, list[DirectorySection]]] = field(default_factory=list)
     document_root: str | None = None
+    _servers: list[tuple[str, VirtualServer]] = field(default_factory=list, repr=False)
+
+    @classmethod
+    def from_config(cls, loaded: LoadedConfig) -> ServerLayout:
+        from confmig.model.site_builder import build_site
+
+        site = build_site(loaded)
+        main_keys = {(d.file, d.line) for d in site.main.directories}
+        layout = cls(site, main=_plain(site.main.directories))
+        if _sets_document_root(site.main):
+            layout.document_root = site.main.document_root
+        for vhost in site.vhosts:
+            root = vhost.document_root if _sets_document_root(vhost) else None
+            own = [d for d in vhost.directories if (d.file, d.line) not in main_keys]
+            layout.vhosts.append((root, _plain(own)))
+            if root is not None:
+                layout._servers.append((root, vhost))
+        return layout
 
     @classmethod
     def from_nodes(cls, nodes: list[Node], server_root: str = "/") -> ServerLayout:
-        layout = cls(main=_dir_sections(nodes))
-        for node in nodes:
-            if isinstance(node, Directive) and node.lname == "documentroot" and node.args:
-                layout.document_root = _absolute(node.args[0], server_root)
-            elif isinstance(node, Section) and node.lname == "virtualhost":
-                root = next((_absolute(c.args[0], server_root) for c in node.children
-                             if isinstance(c, Directive) and c.lname == "documentroot"
-                             and c.args), None)
-                layout.vhosts.append((root, _dir_sections(node.children, 100_000)))
-        return layout
+        """The layout of a config given as its effective nodes (``server_root``: its
+        ServerRoot)."""
+        from confmig.load import ReadState
+
+        loaded = LoadedConfig(main="<config>", nodes=list(nodes),
+                              state=ReadState(server_root=Path(server_root)))
+        return cls.from_config(loaded)
+
+    def server_for(self, directory: str) -> VirtualServer:
+        """The server whose DocumentRoot holds ``directory`` (the deepest one), else the
+        main server."""
+        best: tuple[int, VirtualServer] | None = None
+        for root, server in self._servers:
+            if _within(directory, root):
+                depth = len(_components(root))
+                if best is None or depth > best[0]:
+                    best = (depth, server)
+        return best[1] if best is not None else self.site.main
+
+    def sections_for(self, directory: str) -> list[ConfigSection]:
+        """The ``<Directory>`` sections merged for ``directory`` before its access file is
+        read, in Apache's order (the model's walk)."""
+        from confmig.model.walk import directory_sections
+
+        return directory_sections(self.server_for(directory), directory)
 
     def overrides_for(self, directory: str) -> Overrides:
         """AllowOverride / AllowOverrideList in force for ``directory`` (absolute)."""
         directory = _norm(directory)
-        sections = list(self.main)
-        best: tuple[int, list[_DirSection]] | None = None
-        for root, vsections in self.vhosts:
-            if root is not None and _within(directory, root):
-                depth = len(_components(root))
-                if best is None or depth > best[0]:
-                    best = (depth, vsections)
-        if best is not None:
-            sections += best[1]
-        sections.sort(key=lambda s: (s.components, s.order))
         # Apache's default since 2.3.9 is AllowOverride None, AllowOverrideList empty.
         words: tuple[str, ...] = ()
         list_words: tuple[str, ...] = ()
         source = list_source = None
-        for section in sections:
-            if not _matches(section, directory):
-                continue
-            if section.allow_override is not None:
-                words = tuple(section.allow_override.args)
-                source = section.allow_override.location
-            if section.allow_override_list is not None:
-                list_words = tuple(section.allow_override_list.args)
-                list_source = section.allow_override_list.location
+        for section in self.sections_for(directory):
+            for d in section.directives:
+                if d.lname == "allowoverride":
+                    words, source = tuple(d.args), d.location
+                elif d.lname == "allowoverridelist":
+                    list_words, list_source = tuple(d.args), d.location
         return Overrides(words, list_words, source, list_source)
+
+    def covers(self, directory: str) -> bool:
+        """Whether a DocumentRoot or a ``<Directory>`` other than ``/`` holds ``directory``."""
+        roots = [self.document_root] + [r for r, _ in self.vhosts]
+        if any(r is not None and _within(directory, r) for r in roots):
+            return True
+        from confmig.model.walk import directory_sections
+
+        servers = [self.site.main, *self.site.vhosts]
+        return any(s.match not in ("", "/") for server in servers
+                   for s in directory_sections(server, directory))
+
+
+def _plain(sections: Iterable[ConfigSection]) -> list[DirectorySection]:
+    """The non-regex ``<Directory>`` sections (regex ones are merged after the access files
+    are read, so they never decide what an access file may do)."""
+    return [DirectorySection.of(s) for s in sections if s.regex is None]
+
+
+def _sets_document_root(server: VirtualServer) -> bool:
+    return any(d.lname == "documentroot" and d.args for d in server.server_directives)
 
 
 def _within(path: str, root: str) -> bool:
@@ -551,11 +556,7 @@ class Environment:
 
     def _known(self, root: str) -> bool:
         assert self.layout is not None
-        roots = [self.layout.document_root] + [r for r, _ in self.layout.vhosts]
-        if any(r is not None and _within(root, r) for r in roots):
-            return True
-        sections = self.layout.main + [s for _, ss in self.layout.vhosts for s in ss]
-        return any(s.components > 0 and _matches(s, root) for s in sections)
+        return self.layout.covers(root)
 
     def mapping_notes(self) -> list[str]:
         """What the header says about access files: what is assumed, or how paths map."""
@@ -592,7 +593,7 @@ def make_environment(config: str | Path | None, defines: set[str],
         return Environment(None, state, reg, None, modules is None, key, [], None,
                            module_names)
     server = load_config(config, defines=set(defines))
-    layout = ServerLayout.from_nodes(server.nodes, str(server.state.server_root.resolve()))
+    layout = ServerLayout.from_config(server)
     notes = [f"server config {config}: AllowOverride, AllowOverrideList and modules from it"]
     if server.errors:
         notes.append(f"{config}: {len(server.errors)} error(s) while reading it "

@@ -43,7 +43,7 @@ from confmig.model.wildcard import count_dirs, fnmatch_regex, is_fnmatch
 __all__ = [
     "DEFAULT_DOCUMENT_ROOT", "DEFAULT_TYPES_CONFIG", "ConfigSection", "DirWalk", "Expr",
     "ExprError", "ExprUnsupported", "Lookup", "SectionKind", "Site", "VirtualServer",
-    "build_site", "count_dirs", "directory_walk", "file_walk",
+    "build_site", "count_dirs", "directory_sections", "directory_walk", "file_walk",
     "fnmatch_regex", "if_walk", "is_fnmatch", "load_types", "location_walk", "parse_address",
     "section_label", "sort_directories", "walk_file",
 ]
@@ -85,18 +85,10 @@ def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
     consumed = 0
     while True:
         level = current if current.endswith("/") else current + "/"
-        while idx < len(dirs):
-            entry = dirs[idx]
-            if entry.regex is not None or entry.components > seg:
-                break
-            if entry.components and (entry.components < seg or not (
-                    entry.fnmatch.search(level) is not None if entry.fnmatch is not None
-                    else entry.match == level)):
-                idx += 1
-                continue
+        matched, idx = _level_sections(dirs, idx, seg, level)
+        for entry in matched:
             opts.apply(entry.core)
             sections.append(entry)
-            idx += 1
         if opts.htaccess_enabled:
             result = site.htaccess(level, server.access_names, opts)
             if result.status:
@@ -164,6 +156,44 @@ def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
         opts.apply(entry.core)
         sections.append(entry)
     return DirWalk(sections, final, path_info, found_kind, 0, "", skipped, opts.opts)
+
+
+def _level_sections(dirs: Sequence[ConfigSection], idx: int, seg: int, level: str
+                    ) -> tuple[list[ConfigSection], int]:
+    """The non-regex ``<Directory>`` sections (``dirs`` sorted, from ``idx`` on) that
+    ``ap_directory_walk`` merges at ``level`` (a directory with trailing ``/``, ``seg``
+    components deep counting ``/`` as 1), and the index to go on from."""
+    matched: list[ConfigSection] = []
+    while idx < len(dirs):
+        entry = dirs[idx]
+        if entry.regex is not None or entry.components > seg:
+            break
+        if entry.components and (entry.components < seg or not (
+                entry.fnmatch.search(level) is not None if entry.fnmatch is not None
+                else entry.match == level)):
+            idx += 1
+            continue
+        matched.append(entry)
+        idx += 1
+    return matched, idx
+
+
+def directory_sections(server: VirtualServer, directory: str) -> list[ConfigSection]:
+    """The non-regex ``<Directory>`` sections :func:`directory_walk` merges for *directory*
+    (absolute) and the directories above it, in merge order, without looking at the
+    filesystem: the sections that decide the AllowOverride and AllowOverrideList in force
+    for *directory*'s access file (an access file cannot set them, and ``<DirectoryMatch>``
+    is merged after the access files are read)."""
+    parts = [p for p in _collapse(directory).split("/") if p]
+    out: list[ConfigSection] = []
+    idx = 0
+    level = "/"
+    for seg in range(1, len(parts) + 2):
+        matched, idx = _level_sections(server.directories, idx, seg, level)
+        out += matched
+        if seg <= len(parts):
+            level += parts[seg - 1] + "/"
+    return out
 
 
 def _has_access_file(fs: StatCache, level: str, names: Sequence[str]) -> bool:
