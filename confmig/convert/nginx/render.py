@@ -25,7 +25,7 @@ from typing import Any
 import jinja2
 
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
-from confmig.convert.nginx.rewrite import VARIABLE_MAPS, q, translate
+from confmig.convert.nginx.rewrite import VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, Scope, Settings, SitePlan, Source
 
@@ -364,15 +364,21 @@ class Renderer:
         if lines and lines[-1].startswith("return"):
             # Apache still answers with the error documents and headers in force here.
             return lines + self._content_lines(scope, settings), None
-        lines += self._redirect_lines(scope, settings)
+        guard, alias_lines = self._alias(scope, settings)
         rewrite_out = None
         if with_rewrite and settings.rewrite is not None:
-            rewrite_out = translate(settings.rewrite, sid)
+            rewrite_out = translate(settings.rewrite, sid, guard)
+            if guard is not None and any(r.nosub and r.last and not r.status_flag
+                                         for r in settings.rewrite.rules):
+                self._note(None, "Redirect", "a '- [L]' rule stops nginx's rewrite module "
+                                             "before the Redirect lines: Apache still "
+                                             "redirects", scope.directory)
             self.amp_args |= rewrite_out.uses_amp_args
             for note in rewrite_out.notes:
                 self._note(note.source, note.directive, note.reason, scope.directory,
                            note.changes_behaviour)
             lines += rewrite_out.lines
+        lines += alias_lines
         lines += self._content_lines(scope, settings)
         if rewrite_out is not None and rewrite_out.try_files:
             lines.append(f"try_files {rewrite_out.try_files};")
@@ -391,12 +397,19 @@ class Renderer:
         return ["# FallbackResource: what is neither a file nor a directory",
                 f"if (!-e $request_filename) {{ rewrite ^ {q(target)} last; }}"]
 
-    def _redirect_lines(self, scope: Scope, settings: Settings) -> list[str]:
-        lines: list[str] = []
+    def _alias(self, scope: Scope, settings: Settings) -> tuple[AliasGuard | None, list[str]]:
+        """mod_alias's per-directory ``Redirect*`` as two maps on ``$uri`` (the status and
+        the Location of the first that matches, in Apache's order), and the lines that
+        answer with them.  mod_alias runs after mod_rewrite: an ``[R]``/``[F]`` rule wins
+        over a Redirect, an internal rewrite loses to one (the rules ask the guard)."""
+        statuses: list[tuple[str, str]] = []
+        targets: list[tuple[str, str]] = []
+        comments: list[str] = []
         for redirect in settings.redirects:
-            lines.append(f"# {redirect.source} "
-                         f"{'RedirectMatch' if redirect.regex else 'Redirect'} "
-                         f"{redirect.status} {redirect.pattern} {redirect.target or ''}".rstrip())
+            comments.append(f"# {redirect.source} "
+                            f"{'RedirectMatch' if redirect.regex else 'Redirect'} "
+                            f"{redirect.status} {redirect.pattern} "
+                            f"{redirect.target or ''}".rstrip())
             try:
                 if redirect.regex:
                     regex = url_path(redirect.pattern)
@@ -406,29 +419,35 @@ class Renderer:
             except Untranslatable as exc:
                 self._note(redirect.source, "RedirectMatch", f"{exc}: denied",
                            scope.directory)
-                lines.append("return 403;")
-                continue
-            if redirect.target is None:
-                lines.append(f"if ($uri ~ {q(regex)}) {{ return {redirect.status}; }}")
-                continue
-            target = redirect.target
-            if not redirect.regex:
-                target += "$1" if not redirect.pattern.endswith("/") else "/$1"
-            if "$" in redirect.target.replace("$", "", 0) and not redirect.regex:
-                self._note(redirect.source, "Redirect", "a '$' in the target", scope.directory)
-            if not target.startswith(("http://", "https://")):
-                target = "${scheme}://${http_host}" + target
-            query = "" if "?" in redirect.target else "$is_args$args"
-            lines.append(f"if ($uri ~ {q(regex)}) {{ return {redirect.status} "
-                         f"{q(target + query)}; }}")
-        return lines
+                return None, [*comments, "return 403;"]
+            target = redirect.target or ""
+            if target:
+                if not redirect.regex:
+                    target += "$1" if not redirect.pattern.endswith("/") else "/$1"
+                if not target.startswith(("http://", "https://")):
+                    target = "${scheme}://${http_host}" + target
+                if "?" not in (redirect.target or ""):
+                    target += "$is_args$args"
+            statuses.append((f"~{regex}", str(redirect.status)))
+            targets.append((f"~{regex}", q(target)))
+        if not statuses:
+            return None, []
+        guard = AliasGuard(self._map("$uri", statuses, '""'), self._map("$uri", targets, '""'),
+                           sorted({code for _, code in statuses}))
+        return guard, [*comments, *guard.answer("")]
+
 
     def _content_lines(self, scope: Scope, settings: Settings) -> list[str]:
         lines: list[str] = []
         src = f"{settings.index_source}: " if settings.index_source else ""
+        fallback = settings.fallback if settings.fallback and settings.fallback.startswith(
+            "/") else None
         if settings.index and settings.index != ("disabled",):
-            lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}")
-            lines.append(f"index {' '.join(q(n) if ' ' in n else n for n in settings.index)};")
+            names = [q(n) if " " in n else n for n in settings.index]
+            lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}"
+                         + (" (then FallbackResource for a directory without one)"
+                            if fallback else ""))
+            lines.append(f"index {' '.join([*names, *([q(fallback)] if fallback else [])])};")
         else:
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
                       "index .confmig-no-directory-index;"]

@@ -89,6 +89,7 @@ class RewriteOut:
     notes: list[RuleNote] = field(default_factory=list)
     uses_amp_args: bool = False
     internal: bool = False  # some rule rewrites internally: the location needs PREAMBLE
+    alias: AliasGuard | None = None
 
 
 def q(text: str) -> str:
@@ -111,9 +112,34 @@ def q(text: str) -> str:
 qr = q
 
 
-def translate(plan: RewritePlan, scope_id: str) -> RewriteOut:
-    """The nginx form of *plan* for the scope whose variables are named after *scope_id*."""
+@dataclass(frozen=True)
+class AliasGuard:
+    """mod_alias's redirects of the scope: ``$status_var`` and ``$target_var`` are maps on
+    ``$uri`` (empty when none matches); an internal rewrite asks them first."""
+
+    status_var: str
+    target_var: str
+    statuses: list[str]
+
+    def answer(self, prefix: str, flag: str | None = None) -> list[str]:
+        """The lines that redirect when one matches (after *flag* equals *prefix*)."""
+        lines = [f'set $confmig_a "${{{flag[1:]}}}:${{{self.status_var[1:]}}}";'] \
+            if flag is not None else []
+        for code in self.statuses:
+            test = (f"{self.status_var} = {code}" if flag is None else
+                    f'$confmig_a ~ "^{prefix}[01][a-z]*:{code}\\z"')
+            action = f"return {code};" if code == "410" else \
+                f"return {code} {self.target_var};"
+            lines.append(f"if ({test}) {{ {action} }}")
+        return lines
+
+
+def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
+              ) -> RewriteOut:
+    """The nginx form of *plan* for the scope whose variables are named after *scope_id*;
+    *alias*: the scope's mod_alias redirects, which beat an internal rewrite."""
     out = RewriteOut()
+    out.alias = alias
     rules = list(plan.rules)
     if not rules:
         return out
@@ -228,7 +254,7 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     action = _action(plan, rule, number, regex, saved, out, last)
     if action.startswith("rewrite ") and not action.endswith(("permanent;", "redirect;")):
         out.internal = True
-        return _internal(plan, rule, number, regex, saved, checks, action, lines)
+        return _internal(plan, rule, number, regex, saved, checks, action, lines, out.alias)
     if not checks:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
@@ -250,7 +276,8 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
 
 
 def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
-              checks: list[list[str]], action: str, lines: list[str]) -> list[str]:
+              checks: list[list[str]], action: str, lines: list[str],
+              alias: AliasGuard | None) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect), and that a directory requested without its
@@ -267,6 +294,8 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
     ones = "1" * (len(checks) + 1)
     if not rule.negate:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
+    if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
+        lines += alias.answer(ones, flag)
     if rule.last:
         lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ break; }}")
     final = _rewrite_any(action) if rule.negate else action
