@@ -13,6 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from confmig.load import load_config
 from confmig.load.variables import MAX_EXPANDED_LINE
@@ -265,3 +267,17 @@ def test_every_command_reads_nesting_at_the_cap(tmp_path: Path, name: str) -> No
         run = run_cli(*args)
         assert run.returncode in (0, 1), (args, run.stderr[-500:])
         assert b"Traceback" not in run.stderr and b"Recursion" not in run.stderr
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(
+    [b"\0", b"\r", b"\n", b"\\", b"\\\n", b"\\\r\n", b"<", b"</", b">", b"#", b'"', b" ",
+     b"a", b"\xe9", b"\xff", b"<IfModule a>", b"</IfModule>", b"<Files x>", b"</Files>",
+     b"A" * 150, b"Options -Indexes"])).map(b"".join))
+def test_random_bytes_never_raise_and_round_trip(data: bytes) -> None:
+    for htaccess in (True, False):
+        config = parse_bytes(data, "fuzz", htaccess=htaccess)
+        if config.ok:
+            assert print_file(config).encode("utf-8", "surrogateescape") == data
+        else:
+            assert config.errors[0].line >= 0

@@ -298,7 +298,8 @@ def load_config(
     result = LoadedConfig(main=str(path), state=state)
     reader = _Reader(result, os.environ if environ is None else environ, htaccess=False)
     if not path.is_file():
-        result.errors.append(ParseError(str(path), 0, 0, "configuration file not found"))
+        refused = regular_file_error(path)
+        result.errors.append(ParseError(str(path), 0, 0, refused or "configuration file not found"))
         return result
     result.nodes = reader.read(path)
     return result
