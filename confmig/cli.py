@@ -211,7 +211,8 @@ class ExplainFormat(StrEnum):
 
 @app.command()
 def explain(
-    url: Annotated[str, typer.Argument(help="http://host[:port]/path?query, or /path?query.")],
+    url: Annotated[str | None, typer.Argument(help="http://host[:port]/path?query, or "
+                                              "/path?query.", show_default=False)] = None,
     root: Annotated[Path | None, typer.Option("--root", help="Document root (its .htaccess "
                                               "tree; the server's config when it serves it, "
                                               "else Debian's defaults, AllowOverride All).")]
@@ -236,12 +237,25 @@ def explain(
     fmt: Annotated[ExplainFormat, typer.Option("--format", "-f")] = ExplainFormat.text,
     no_config: NoConfigOption = False,
     follow_symlinks: FollowSymlinksOption = False,
+    requests: Annotated[Path | None, typer.Option("--requests", help="Many requests, one per "
+                                                  "line: [METHOD] URL, or an access log in "
+                                                  "Common/Combined Log Format. Prints JSON "
+                                                  "Lines with --format json, else a "
+                                                  "summary.")] = None,
 ) -> None:
-    """What Apache answers to one request, and every directive and rewrite step behind it."""
+    """What Apache answers to one request, and every directive and rewrite step behind it;
+    with --requests, to every request of a file or an access log."""
     from confmig.model.explain import ExplainError, explain_request, render_json, render_text
 
     if root is None or root.is_dir():
         config = server_config(config, [root] if root is not None else [], no_config)
+    if (url is None) == (requests is None):
+        fail("give one URL, or --requests FILE")
+    if requests is not None:
+        replay_requests(requests, root, config, define or [], follow_symlinks,
+                        fmt is ExplainFormat.json)
+        return
+    assert url is not None
     try:
         answer = explain_request(url, root=root, config=config, host=host,
                                  headers=header or [], method=method, defines=define or [],
@@ -253,6 +267,29 @@ def explain(
         out.file.write(json.dumps(render_json(answer), indent=2) + "\n")
     else:
         out.print(render_text(answer, f"{method.upper()} {url}"))
+
+
+def replay_requests(path: Path, root: Path | None, config: Path | None, define: list[str],
+                    follow_symlinks: bool, json_lines: bool) -> None:
+    """``explain --requests``: every request of *path*, as JSON Lines or a summary."""
+    from confmig.model.explain import ExplainError, load_workspace
+    from confmig.replay.command import print_summary, run_replay
+
+    if not path.is_file():
+        fail(f"{path}: not a regular file")
+    try:
+        workspace = load_workspace(root, config, define, follow_symlinks)
+        summary = run_replay(workspace, path, json_lines=out.file if json_lines else None)
+    except ExplainError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"{path}: {exc.strerror or exc}")
+    if not json_lines:
+        print_summary(summary, out)
+    for bad in summary.bad[:20]:
+        err.print(f"{path}:{bad.line}: not evaluated: {bad.why}", markup=False)
+    if len(summary.bad) > 20:
+        err.print(f"{path}: {len(summary.bad) - 20} more bad line(s)", markup=False)
 
 
 # The targets come from the converter registry (planned ones answer "not available yet").

@@ -18,6 +18,9 @@ class Step:
     file: str | None = None
     line: int | None = None
     detail: tuple[str, ...] = ()
+    # (file, line) of every directive that took effect in this step besides the one above
+    # (the RewriteRules a rewrite pass applied)
+    sources: tuple[tuple[str, int], ...] = ()
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"phase": self.phase, "message": self.message}
@@ -25,6 +28,8 @@ class Step:
             out["file"], out["line"] = self.file, self.line
         if self.detail:
             out["detail"] = list(self.detail)
+        if self.sources:
+            out["sources"] = [{"file": f, "line": n} for f, n in self.sources]
         return out
 
 

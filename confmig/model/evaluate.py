@@ -128,7 +128,7 @@ class Evaluation:
         self.cookie_names: set[str] = set()
 
     def step(self, phase: str, message: str, node: Any = None,
-             detail: Sequence[str] = ()) -> None:
+             detail: Sequence[str] = (), sources: Sequence[tuple[str, int]] = ()) -> None:
         """Record a step (callers test ``self.trace`` first when the message is costly).
         The explanation keeps the first :data:`STEPS_HEAD` steps and the last
         :data:`STEPS_TAIL`; a marker between them counts the others."""
@@ -141,7 +141,7 @@ class Evaluation:
                     del steps[STEPS_HEAD + 1]
                 steps[STEPS_HEAD] = marker
             steps.append(Step(phase, message, getattr(node, "file", None),
-                              getattr(node, "line", None), tuple(detail)))
+                              getattr(node, "line", None), tuple(detail), tuple(sources)))
 
     def note(self, what: str) -> None:
         """Report something the model could not evaluate exactly (once)."""

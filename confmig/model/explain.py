@@ -54,12 +54,7 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
     *dns* False keeps host-name access control from asking the resolver (the answer then
     says so), and *at* (ISO 8601, e.g. ``2026-01-01T10:00:00``, local time unless it names a
     zone) is the time of the request for ``%{TIME_*}`` (default: now)."""
-    if root is None and config is None:
-        raise ExplainError("give --root DOCROOT or --config httpd.conf")
-    if root is not None and not root.is_dir():
-        raise ExplainError(f"{root}: not a directory")
-    if config is not None and not config.is_file():
-        raise ExplainError(f"{config}: no such file")
+    check_paths(root, config)
     try:
         pairs = [parse_header_option(h) for h in headers]
         if user is not None:
@@ -77,13 +72,32 @@ def explain_request(url: str, *, root: Path | None = None, config: Path | None =
         request = dataclasses.replace(request, dns_lookups=False)
     if at is not None:
         request = dataclasses.replace(request, clock=request_time(at))
+    workspace = load_workspace(root, config, defines, follow_symlinks)
+    answer = evaluate(workspace, request)
+    note_not_modelled(answer, workspace)
+    return answer
+
+
+def check_paths(root: Path | None, config: Path | None) -> None:
+    """The docroot and server config named for an explanation exist (else ExplainError)."""
+    if root is None and config is None:
+        raise ExplainError("give --root DOCROOT or --config httpd.conf")
+    if root is not None and not root.is_dir():
+        raise ExplainError(f"{root}: not a directory")
+    if config is not None and not config.is_file():
+        raise ExplainError(f"{config}: no such file")
+
+
+def load_workspace(root: Path | None, config: Path | None, defines: Iterable[str] = (),
+                   follow_symlinks: bool = False) -> Workspace:
+    """The configuration requests are explained against; a server config that does not load
+    is an ExplainError (Apache would not start)."""
+    check_paths(root, config)
     workspace = load_path(root, config, set(defines), follow_symlinks=follow_symlinks)
     if workspace.server is not None and not workspace.server.ok:
         first = workspace.server.errors[0]
         raise ExplainError(f"the server config does not load: {first}")
-    answer = evaluate(workspace, request)
-    note_not_modelled(answer, workspace)
-    return answer
+    return workspace
 
 
 def request_time(text: str) -> float:

@@ -95,8 +95,10 @@ def apply_outcome(ev: Evaluation, rnd: Round, out: RewriteOutcome, phase: str,
     if ev.trace:
         message = f" ({out.message})" if out.message else ""
         context = "server context" if directory is None else f"per-directory {directory}"
+        applied = tuple((step.rule.directive.file, step.rule.directive.line)
+                        for step in out.steps if step.applied and step.rule.directive)
         ev.step(phase, f"mod_rewrite ({context}): {out.action}{message}",
-                detail=out.trace().splitlines())
+                detail=out.trace().splitlines(), sources=applied)
     if out.cookies:  # err_headers_out of the request (kept through errors and redirects)
         ev.cookies.extend(out.cookies)
     if out.mime_type:

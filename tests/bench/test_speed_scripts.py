@@ -26,3 +26,13 @@ def test_explain_speed_prints_both_workloads_and_the_yardstick() -> None:
         rate = int(re.search(r"([\d,]+) requests per CPU-second", line)[1].replace(",", ""))
         assert rate > 0 and "median of" in line and "without explanation" in line
     assert "yardstick: sum(range(1000)) takes" in run.stdout
+
+
+def test_replay_speed_prints_its_figure() -> None:
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "replay_speed.py"),
+                          "--lines", "3000", "--distinct", "300"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    line = run.stdout.splitlines()[0]
+    rate = int(re.search(r"([\d,]+) requests per CPU-second", line)[1].replace(",", ""))
+    assert rate > 0 and "3000 lines" in line and "distinct requests" in line
