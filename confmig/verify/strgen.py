@@ -503,6 +503,10 @@ def strings(pattern: str, count: int, alphabet: str, max_length: int) -> list[st
     except (Unsupported, RecursionError):
         return []
     rng = random.Random(zlib.crc32(f"{pattern}\0{alphabet}".encode("utf-8", "replace")))
+    # Apache's matching is unanchored: where the pattern does not pin an end, some candidates
+    # get a few characters of context there too ("image.png" for \.png$, not only ".png").
+    filler = [c for c in alphabet if c.isalnum()] or list(alphabet)
+    open_start, open_end = not pattern.startswith("^"), not pattern.endswith("$")
     out: list[str] = []
     for attempt in range(count * 4):
         walker = _Walker(names, alphabet, None if attempt == 0 else rng, max_length)
@@ -512,6 +516,11 @@ def strings(pattern: str, count: int, alphabet: str, max_length: int) -> list[st
         except _GiveUp:
             continue
         text = "".join(parts)
+        if attempt % 2 == 1 and (open_start or open_end):
+            context = "".join(rng.choice(filler) for _ in range(rng.randint(1, 6)))
+            text = context + text if open_start else text + context
+            if len(text) > max_length:
+                continue
         if text not in out:
             out.append(text)
             if len(out) >= count:
