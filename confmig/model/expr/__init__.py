@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from confmig.model.expr.evaluate import Evaluation, ExprEvalError, ExprUnsupported, Lookup
 from confmig.model.expr.nodes import Cond
-from confmig.model.expr.parse import parse_condition
 from confmig.model.expr.scan import ExprError
 
 __all__ = ["Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup", "parse_cached"]
@@ -31,6 +30,9 @@ class Expr:
     def parse(cls, text: str, *, restricted: bool = False, ssl_loaded: bool = False) -> Expr:
         """*restricted*: read from an ``.htaccess``, where Apache refuses ``file()`` and
         ``filesize()`` ("not available in restricted context")."""
+        # Imported here: Lark is loaded only by commands that meet an expression.
+        from confmig.model.expr.parse import parse_condition
+
         return cls(text, parse_condition(text, restricted=restricted, ssl_loaded=ssl_loaded))
 
     def evaluate(self, lookup: Lookup, now: float | None = None,
