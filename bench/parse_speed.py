@@ -1,22 +1,34 @@
 """Parse speed: confmig vs apacheconfig vs merely reading the files (one core), and the full
 lint of the generated tree.
 
-Usage: python bench/parse_speed.py [--files 10000] [--repeat 3] [--no-lint]
+Usage: python bench/parse_speed.py [--files 10000] [--repeat 3] [--no-lint] [--big]
+                                   [--profile]
 
 Prints lines/s for the shared corpus and for a generated tree of `.htaccess`
 files.  The target (issue 2) is at least 2x apacheconfig's parse on one core.
-Lint targets (issue 3), on the generated tree: a cold lint (no cache; every core this
-process may use) at >= 3x apacheconfig's parse alone in lines/s, and a repeat lint of
+Lint targets (issues 3 and 11), on the generated tree: a cold lint (no cache; every core
+this process may use) at >= 3x apacheconfig's parse alone in lines/s, and a repeat lint of
 the unchanged tree (served by the cache) within 3x of walking the tree and reading its files.
+The CPU seconds of the lint's own process and of its pool are printed too: on a busy machine
+the wall clock of a pool says little.
+
+--big lints 1 MB access files of three shapes (issue 10: under 1 s, memory under 10x the
+file size) and prints the time and the peak of Python's allocations (tracemalloc, measured
+in a second run).  --profile prints where a one-process lint of the tree spends its time
+(cProfile, by phase and by function).  Figures are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
+import resource
 import sys
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -145,7 +157,14 @@ def measure_lint(root: Path, paths: list[Path], apacheconfig_rate: float | None,
         nonlocal findings
         findings = len(lint_paths([root], settings=cold_settings).findings)
 
+    def cpu() -> tuple[float, float]:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        pool = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime, pool.ru_utime + pool.ru_stime
+
+    own0, pool0 = cpu()
     t_cold = best_of(1, cold)
+    own1, pool1 = cpu()
     with tempfile.TemporaryDirectory() as cache_dir:
         warm_settings = Settings(cache=True, cache_dir=Path(cache_dir))
         lint_paths([root], settings=warm_settings)  # fill the cache
@@ -159,7 +178,8 @@ def measure_lint(root: Path, paths: list[Path], apacheconfig_rate: float | None,
     t_read = best_of(repeat, lambda: walk_and_read(root))
     print(f"\nlint of the generated tree: {len(paths)} files, {lines} lines, {findings} "
           f"findings, {cores} core(s)")
-    print(f"  cold lint         {lines / t_cold:>12,.0f} lines/s   ({t_cold:.2f} s)")
+    print(f"  cold lint         {lines / t_cold:>12,.0f} lines/s   ({t_cold:.2f} s; CPU: "
+          f"{own1 - own0:.2f} s in this process, {pool1 - pool0:.2f} s in the pool)")
     if apacheconfig_rate:
         print(f"  cold lint / apacheconfig parse (best case): "
               f"{lines / t_cold / apacheconfig_rate:.2f}x"
@@ -169,11 +189,90 @@ def measure_lint(root: Path, paths: list[Path], apacheconfig_rate: float | None,
     print(f"  repeat lint / walk + read: {t_warm / t_read:.2f}x  (target <= 3x)")
 
 
+BIG_SHAPES = {
+    "the tree's templates": None,
+    "RewriteRule lines": "RewriteRule ^p{i}/(.*)$ /x{i}.php?q=$1 [L,QSA]\n",
+    "comment lines": "# comment {i} lorem ipsum dolor sit amet\n",
+}
+
+
+def big_text(line: str | None, size: int = 1_000_000) -> str:
+    from bench.trees import TEMPLATES
+
+    out: list[str] = []
+    total = i = 0
+    while total < size:
+        text = TEMPLATES[i % len(TEMPLATES)].format(i=i) if line is None else line.format(i=i)
+        out.append(text)
+        total += len(text)
+        i += 1
+    return "".join(out)
+
+
+def measure_big() -> None:
+    """Lint 1 MB access files (one process, no cache): seconds, and the peak of Python's
+    allocations in a second run under tracemalloc (which slows it down)."""
+    from confmig.lint.config import Settings
+    from confmig.lint.engine import lint_paths
+
+    settings = Settings(cache=False)
+    print("\nlint of one 1 MB .htaccess (one process, no cache)")
+    for label, line in BIG_SHAPES.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / ".htaccess"
+            path.write_text(big_text(line))
+            size = path.stat().st_size
+            lines = path.read_bytes().count(b"\n")
+            found = 0
+
+            def run() -> None:
+                nonlocal found
+                found = len(lint_paths([tmp], settings=settings, jobs=1).findings)
+
+            seconds = best_of(1, run)
+            tracemalloc.start()
+            run()
+            peak = tracemalloc.get_traced_memory()[1]
+            tracemalloc.stop()
+        print(f"  {label:22} {size / 1e6:.2f} MB, {lines:>6} lines: {seconds:6.2f} s, "
+              f"peak {peak / 1e6:6.1f} MB ({peak / size:4.1f}x the file), {found} findings")
+
+
+def profile_lint(root: Path, top: int = 25) -> None:
+    """Where a one-process cold lint of ``root`` spends its time (cProfile)."""
+    from confmig.lint.config import Settings
+    from confmig.lint.engine import lint_paths
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    lint_paths([root], settings=Settings(cache=False), jobs=1)
+    profiler.disable()
+    stats = pstats.Stats(profiler)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    phases = {
+        "walk the docroot (load.docroot.scan_docroot)": ("docroot.py", "scan_docroot"),
+        "read and parse (engine.load_plan)": ("engine.py", "load_plan"),
+        "per-file rules (RuleSet.check_file)": ("dispatch.py", "check_file"),
+        "tree summaries (RuleSet.summarize)": ("dispatch.py", "summarize"),
+        "tree rules (RuleSet.check_tree)": ("dispatch.py", "check_tree"),
+    }
+    print(f"\nprofile of a one-process cold lint of the tree ({total:.2f} s under cProfile)")
+    for label, (module, name) in phases.items():
+        spent = sum(v[3] for k, v in stats.stats.items()  # type: ignore[attr-defined]
+                    if k[2] == name and k[0].endswith(module))
+        print(f"  {label:48} {spent:6.2f} s  {100 * spent / total:5.1f} %")
+    print(f"  top {top} functions by own time:")
+    stats.sort_stats("tottime").print_stats(top)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-lint", action="store_true", help="parse speed only")
+    parser.add_argument("--big", action="store_true", help="also lint 1 MB access files")
+    parser.add_argument("--profile", action="store_true",
+                        help="also profile a one-process lint of the tree")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})  # one core, as the target says
@@ -185,6 +284,10 @@ def main() -> None:
         rate = measure(f"generated tree ({args.files} .htaccess files)", tree, args.repeat)
         if not args.no_lint:
             measure_lint(Path(tmp), tree, rate, args.repeat)
+        if args.profile:
+            profile_lint(Path(tmp))
+    if args.big:
+        measure_big()
 
 
 if __name__ == "__main__":

@@ -412,7 +412,7 @@ def _walk_into(node: Node, parents: tuple[Section, ...],
         out.append((current, above))
         if isinstance(current, Section) and current.children:
             inner = (*above, current)
-            stack.extend((child, inner) for child in reversed(current.children))
+            stack.extend([(child, inner) for child in reversed(current.children)])
 
 
 def file_roots(nodes: list[Node], path: str) -> tuple[list[Node], dict[int, tuple[Section, ...]]]:
