@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import os
 import stat
 from collections.abc import Iterator, Mapping
@@ -11,7 +12,6 @@ from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import unquote_to_bytes
 
 from confmig.model.rewrite.regex import from_bytes
-from confmig.model.rewrite.slots import make_copier
 
 
 @runtime_checkable
@@ -212,8 +212,8 @@ class RewriteRequest:
         return "https" if self.https else "http"
 
     def copy(self) -> RewriteRequest:
-        """A shallow copy (fast: see :mod:`confmig.model.rewrite.slots`)."""
-        return _copy_request(self)
+        """A shallow copy (for a look-ahead sub-request, which is rare: ``copy.copy``)."""
+        return copy.copy(self)
 
     @property
     def server_name_for_url(self) -> str:
@@ -254,8 +254,6 @@ class RewriteRequest:
                    the_request=f"{method} {target} {protocol}",
                    **kwargs)  # type: ignore[arg-type]
 
-
-_copy_request = make_copier(RewriteRequest)
 
 
 def normalize_path(path: str) -> str:
