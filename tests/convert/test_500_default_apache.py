@@ -33,6 +33,11 @@ CASES: dict[str, tuple[str, int]] = {
     "forbidden": ("Header set X-Forbidden 1\nOptions -Indexes\n", 500),
     # an unknown variable: the expression does not parse
     "expr": ("<If \"%{NO_SUCH_VARIABLE} == 'x'\">\n    Header set X-Expr 1\n</If>\n", 500),
+    # functions Apache refuses only in an .htaccess ("not available in restricted context"),
+    # which a <Directory> block would evaluate
+    "restricted": ("Require expr \"file('/etc/hostname') != 'x'\"\n", 500),
+    "restricted-if": ("<If \"filesize('/etc/hostname') -gt 0\">\n    Header set X-F 1\n"
+                      "</If>\n", 500),
     # a section left open: the file does not parse at all
     "unclosed": ("<Files page.html>\nHeader set X-Unclosed 1\n", 500),
     # never read: its parent answered 500 first

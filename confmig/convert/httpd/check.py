@@ -7,6 +7,9 @@ checks, so the blocks are run through ``apache2 -t`` with the same modules, and 
 refuses is traced back to its ``.htaccess`` node and marked as Apache's 500, until the blocks
 load.  Directives of modules this machine does not have are left out of the test (commented)
 and reported as unchecked.
+
+Before that, what Apache refuses only in an ``.htaccess`` (``file()`` in an expression), which
+``apache2 -t`` cannot see, is marked as Apache's 500 too (:func:`mark_htaccess_only_refusals`).
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from confmig.convert.httpd.judge import Judgement, Verdict
-from confmig.convert.httpd.plan import FilePlan, mark_dead
+from confmig.convert.httpd.judge import Judgement, Verdict, refused_only_in_htaccess
+from confmig.convert.httpd.plan import FilePlan, FileStatus, mark_dead
 from confmig.convert.httpd.render import Block
 from confmig.model.modules import lookup
 from confmig.servers import ApacheBinary, ApacheServer, ServerError, find_apache, resolve_modules
@@ -38,6 +41,7 @@ def check_with_apache(plans: list[FilePlan], render: Callable[[], Block],
                       module_names: Iterable[str], binary: ApacheBinary | None) -> CheckOutcome:
     """Run ``apache2 -t`` on ``render()`` until it passes, marking what it refuses as fatal."""
     outcome = CheckOutcome()
+    mark_htaccess_only_refusals(plans)
     if binary is None:
         return outcome
     available = available_modules(binary, module_names)
@@ -63,6 +67,21 @@ def check_with_apache(plans: list[FilePlan], render: Callable[[], Block],
         mark_dead(plans)
     outcome.problem = "too many lines rejected by apache2 -t"
     return outcome
+
+
+def mark_htaccess_only_refusals(plans: list[FilePlan]) -> None:
+    """Mark as Apache's 500 the lines only an ``.htaccess`` refuses (the model says which),
+    in every file Apache reads; then the files below them are never read."""
+    for plan in plans:
+        if plan.status not in (FileStatus.OK, FileStatus.FATAL) or plan.config is None:
+            continue
+        found = refused_only_in_htaccess(plan.loaded.nodes, plan.access.directory,
+                                         plan.loaded.state.modules.has_module)
+        for node, message in found:
+            current = plan.decisions.get((node.line, node.column))
+            if current is None or current.verdict is Verdict.OK:
+                plan.mark(node, Judgement(Verdict.FATAL, f"{message} (in an .htaccess only)"))
+    mark_dead(plans)
 
 
 def find_binary(explicit: str | None = None) -> ApacheBinary | None:

@@ -11,17 +11,25 @@ The order of the checks is Apache's (``server/config.c``: ``ap_walk_config_sub``
 
 A 500 from any directive makes the whole file fail: every request for that directory and
 everything below it gets 500 (verified on Apache 2.4.71).
+
+Some lines Apache refuses only because they are read from an ``.htaccess``: an expression
+calling ``file()`` or ``filesize()`` ("not available in restricted context"), which the same
+line in a ``<Directory>`` block evaluates.  ``apache2 -t`` (:mod:`.check`) sees only the
+server context, so :func:`refused_only_in_htaccess` asks the model, which reads the lines in
+both contexts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from confmig.convert.httpd.overrides import InForce, options_problem
+from confmig.model.merge import SectionBuilder
 from confmig.model.registry import DirectiveInfo, registry
-from confmig.syntax import Directive, Section
+from confmig.model.sections import SectionCollector
+from confmig.syntax import Directive, Node, Section
 
 ModulePredicate = Callable[[str], bool]
 
@@ -84,3 +92,18 @@ def _admitted(info: DirectiveInfo, in_force: InForce) -> bool:
     if not info.allowed_in_htaccess:
         return False
     return bool(info.override_classes & in_force.allow.classes)
+
+
+def refused_only_in_htaccess(nodes: Sequence[Node], directory: str,
+                             loaded: ModulePredicate) -> list[tuple[Node, str]]:
+    """Apache's errors for *nodes* read from the ``.htaccess`` of *directory* that the same
+    nodes in a ``<Directory>`` block do not raise (the model's section builder, read in both
+    contexts; the AllowOverride checks are :func:`judge`'s and left out of both)."""
+    def errors(context: str) -> list[tuple[Node, str]]:
+        builder = SectionBuilder(context, directory, loaded_modules=loaded)  # type: ignore[arg-type]
+        SectionCollector(builder, context, None, []).feed(nodes)
+        return builder.errors
+
+    accepted = {(node.line, node.column, message) for node, message in errors("directory")}
+    return [(node, message) for node, message in errors("htaccess")
+            if (node.line, node.column, message) not in accepted]
