@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confmig.convert.httpd.env import assumed_env
-from confmig.convert.nginx import NginxOptions, convert_docroot
+from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
 from confmig.model.target import DEBIAN_INDEX
-from confmig.servers import NginxServer, find_apache, find_nginx
+from confmig.servers import ApacheBinary, NginxServer, find_apache, find_nginx, free_port
+from confmig.servers.net import LOOPBACK
 from confmig.verify.compare import FieldDiff, Observed, differences
 from confmig.verify.probes import Site
 from confmig.verify.targets import ApacheTarget, Target
@@ -41,16 +42,19 @@ APACHE_PAGES = ('<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">',
 SERVER_MADE = frozenset({"accept-ranges", "last-modified", "etag"})
 NGINX_PAGE = "<html> <head><title>"  # then "<status> <reason></title>", <center>…
 LISTING = "Index of /"
+#: What the private Apache's template (confmig.servers) puts before a configuration it runs:
+#: the converted side must be made from the same configuration.
+HARNESS_PRELUDE = '<FilesMatch "^\\.ht">\n    Require all denied\n</FilesMatch>\n'
 _PORT = re.compile(r"^(https?://[^/:]+):PORT(?=/|$)")
 
 
 class NginxTarget(Target):
     """nginx through :class:`confmig.servers.NginxServer`, serving a converted body."""
 
-    def __init__(self, label: str, body: str, http: str, docroot: Path,
-                 binary: str | None = None) -> None:
+    def __init__(self, label: str, body: str, http: str, docroot: Path | None,
+                 binary: str | None = None, port: int | None = None) -> None:
         self.label = label
-        self.server = NginxServer(body, docroot, http_config=http, binary=binary)
+        self.server = NginxServer(body, docroot, http_config=http, binary=binary, port=port)
 
     def start(self) -> None:
         self.server.start()
@@ -75,14 +79,16 @@ def prepare(request: VerifyRequest) -> Setup:
     from confmig.convert.result import ConvertError
     from confmig.verify.session import Setup
 
+    apache = find_apache(request.apache)
+    nginx = find_nginx(request.nginx)
     if request.config is not None:
-        raise ConvertError("--to nginx verifies a DOCROOT (the --config mode is not "
-                           "available yet for nginx)")
+        if request.docroot is not None:
+            raise ConvertError("--to nginx verifies a DOCROOT or a whole --config, not a "
+                               "DOCROOT inside a --config yet")
+        return _config_setup(request, apache, str(nginx.path))
     if request.docroot is None:
         raise ConvertError("give a DOCROOT")
     docroot = request.docroot.resolve()
-    apache = find_apache(request.apache)
-    nginx = find_nginx(request.nginx)
     conversion = convert_docroot(docroot, None, NginxOptions(), request.defines)
     env = assumed_env(set(request.defines))
     # The original is what the plan assumed: Debian's defaults (its DirectoryIndex too).
@@ -93,6 +99,40 @@ def prepare(request: VerifyRequest) -> Setup:
                             docroot, binary=str(nginx.path))
     site = Site(docroot, conversion.plan.document_root, state=env.state)
     return Setup(conversion.result, original, converted, [site], compare=nginx_differences)
+
+
+def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> Setup:
+    """Every <VirtualHost>: the user's configuration made runnable privately (as
+    ``verify --to httpd --config`` does) against one nginx with a server per virtual host,
+    all listening on the port the test nginx gets."""
+    from confmig.convert.httpd import original_text
+    from confmig.convert.httpd.check import available_modules
+    from confmig.convert.httpd.env import config_env
+    from confmig.convert.httpd.fragment import load_server_config
+    from confmig.convert.result import ConvertError
+    from confmig.verify.runconfig import runnable
+    from confmig.verify.session import Setup
+
+    assert request.config is not None
+    port = free_port()
+    conversion = convert_config(request.config, NginxOptions(listen=f"{LOOPBACK}:{port}"),
+                                request.defines, prelude=HARNESS_PRELUDE)
+    loaded = load_server_config(request.config, request.defines)
+    env = config_env(loaded)
+    try:
+        original_conf = runnable(original_text(request.config, request.defines),
+                                 str(loaded.state.server_root))
+    except ValueError as exc:
+        raise ConvertError(f"{request.config}: {exc}") from exc
+    original = ApacheTarget("original", server_config=original_conf, binary=apache,
+                            defines=request.defines,
+                            modules=available_modules(apache, env.server_module_names()))
+    servers = "".join(c.output.server for c in conversion.conversions)
+    converted = NginxTarget("converted", "", conversion.http + servers, None, binary=nginx,
+                            port=port)
+    sites = [Site(Path(c.plan.document_root), c.plan.document_root, c.plan.server_name,
+                  state=env.state) for c in conversion.conversions]
+    return Setup(conversion.result, original, converted, sites, compare=nginx_differences)
 
 
 def nginx_differences(original: Observed, converted: Observed) -> list[FieldDiff]:

@@ -18,7 +18,7 @@ from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
 from tests.corpus import needs_corpus
 from tests.nginx.servers import both
-from tests.verify.sites import corpus_site, nested_rewrite_site
+from tests.verify.sites import corpus_site, corpus_vhosts, nested_rewrite_site
 
 pytestmark = [pytest.mark.apache]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -310,3 +310,30 @@ def test_random_spellings_of_denied_paths_are_never_served(site: object,
             if b.status == 200 and a.status != 200:
                 served.append((path, a.status, b.body[:20]))
         assert served == []
+
+
+@needs_corpus
+@pytest.mark.corpus
+def test_config_mode_one_server_per_virtual_host(apache_binary: object,
+                                                 nginx_binary: object) -> None:
+    """--config: every corpus file as the root .htaccess of its own name-based
+    <VirtualHost>, against one nginx with a server { } per virtual host."""
+    parent, config, used = corpus_vhosts()
+    try:
+        report = verify(VerifyRequest(target="nginx", config=config, max_requests=4000,
+                                      timeout=600))
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)
+    assert report.exit_code == 0, report.summary()
+    assert report.compared > 2000
+    assert len(report.conversion.docroots) == len(used)
+
+
+def test_config_mode_on_the_command_line() -> None:
+    result = CliRunner().invoke(app, ["convert", "--to", "nginx", "--config",
+                                      str(FIXTURES / "demo-httpd.conf")])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("\nserver {") == 1 and "server_name demo.local;" in result.stdout
+    # <Directory demo-site> is relative: Apache reads it from / (lint CTX008), so the
+    # docroot stays under <Directory /> Require all denied — and so does nginx
+    assert "return 403;" in result.stdout

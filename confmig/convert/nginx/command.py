@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from confmig.convert.nginx import NginxOptions, convert_docroot
+from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
 from confmig.convert.result import ConversionResult, ConvertError
 from confmig.model.plan import PlanError, plan_docroot
 from confmig.model.plan.json import plan_json
@@ -16,13 +16,16 @@ if TYPE_CHECKING:
 
 
 def convert_request(request: ConvertRequest) -> ConversionResult:
-    if request.docroot is None:
-        raise ConvertError("--to nginx converts a DOCROOT (the --config mode without a "
-                           "DOCROOT is not available yet for nginx)")
+    """A DOCROOT (AllowOverride as --config sets it, if given), or with --config alone one
+    server per <VirtualHost> (all in one text, each with its own maps)."""
     if request.write:
         raise ConvertError("--write rewrites an Apache configuration; use -o FILE for nginx")
     options = NginxOptions(listen=request.listen or NginxOptions.listen,
                            server_name=request.server_name)
+    if request.docroot is None:
+        if request.config is None:
+            raise ConvertError("give a DOCROOT, or --config httpd.conf")
+        return convert_config(request.config, options, request.options.defines).result
     return convert_docroot(request.docroot, request.config, options,
                            request.options.defines).result
 

@@ -3,7 +3,7 @@ computed by the model, rendered by per-target emitters (nginx, Flask).  See
 :mod:`confmig.model.plan.types` for what it holds and :mod:`confmig.model.plan.build` for how
 it is asked of the model; :mod:`confmig.model.plan.json` is its JSON form."""
 
-from confmig.model.plan.build import PlanError, plan_docroot, plan_workspace
+from confmig.model.plan.build import PlanError, plan_config, plan_docroot, plan_workspace
 from confmig.model.plan.types import (
     Access,
     Expires,
@@ -20,5 +20,6 @@ from confmig.model.plan.types import (
 
 __all__ = [
     "Access", "Expires", "FilesScope", "Header", "PlanError", "PlanNote", "Redirect",
-    "RewritePlan", "Scope", "Settings", "SitePlan", "Source", "plan_docroot", "plan_workspace",
+    "RewritePlan", "Scope", "Settings", "SitePlan", "Source", "plan_config", "plan_docroot",
+    "plan_workspace",
 ]

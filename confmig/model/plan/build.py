@@ -40,13 +40,14 @@ from confmig.model.sections import ConfigSection
 from confmig.model.site import Site, VirtualServer
 from confmig.model.target import site_for
 from confmig.model.walk import directory_walk
-from confmig.syntax import Directive, Node, Section
+from confmig.syntax import Directive, Node, Section, parse_text
 
 #: Methods and clients the access decision is asked for; a decision that is not the same for
 #: all of them is conditional.
 PROBE_METHODS = ("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS")
 PROBE_CLIENTS = ("127.0.0.1", "203.0.113.9", "::1")
 
+MAX_DIRECTORIES = 20000  # a tree walked for access files, at most
 #: Directives whose effect the plan carries (lower-case).  Anything else that Apache accepts in
 #: an access file becomes a note.
 EXPRESSED = frozenset({
@@ -80,11 +81,35 @@ def plan_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[str]
     return plan_workspace(workspace, str(root.resolve()))
 
 
+def plan_config(config: str | os.PathLike[str], defines: Iterable[str] = (),
+                prelude: str = "") -> list[SitePlan]:
+    """One plan per ``<VirtualHost>`` of *config* (the main server when it has none), in
+    configuration order.  *prelude* is server configuration read before *config* (what a
+    harness around it adds, as ``confmig.servers``' Apache template does)."""
+    path = Path(config)
+    if not path.is_file():
+        raise PlanError(f"{config}: no such file")
+    workspace = load_path(None, path, set(defines))
+    if workspace.errors:
+        raise PlanError(str(workspace.errors[0]))
+    if prelude and workspace.server is not None:
+        workspace.server.nodes[:0] = parse_text(prelude, "<prelude>").nodes
+    site = site_for(workspace)
+    servers = site.vhosts or [site.main]
+    return [_plan_server(workspace, site, server, server.document_root.rstrip("/") or "/")
+            for server in servers]
+
+
 def plan_workspace(workspace: Workspace, document_root: str) -> SitePlan:
     site = site_for(workspace)
-    server = _server_for(site, document_root)
+    return _plan_server(workspace, site, _server_for(site, document_root), document_root)
+
+
+def _plan_server(workspace: Workspace, site: Site, server: VirtualServer,
+                 document_root: str) -> SitePlan:
     directories = _scope_directories(workspace, server, document_root)
-    plan = SitePlan(document_root, server.name, tuple(server.aliases), [], dict(site.types))
+    plan = SitePlan(document_root, server.name, tuple(server.aliases), [], dict(site.types),
+                    label=server.label)
     for directory in directories:
         plan.scopes.append(_scope(site, server, document_root, directory, plan.notes))
     return plan
@@ -106,6 +131,13 @@ def _scope_directories(workspace: Workspace, server: VirtualServer,
         directory = os.path.dirname(os.path.abspath(path))
         if directory == root or directory.startswith(root + "/"):
             found.add(directory)
+    # the access files on disk (a server config's trees are not all in the workspace)
+    for seen, (current, dirs, files) in enumerate(os.walk(root)):
+        dirs.sort()
+        if seen >= MAX_DIRECTORIES:
+            break
+        if any(name in files for name in server.access_names):
+            found.add(current)
     for section in server.directories:
         if section.regex is None and section.fnmatch is None:
             directory = section.match.rstrip("/")

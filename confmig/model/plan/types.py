@@ -165,6 +165,7 @@ class SitePlan:
     scopes: list[Scope]
     types_config: dict[str, str]  # Apache's TypesConfig: extension → type
     notes: list[PlanNote] = field(default_factory=list)
+    label: str = "main server"  # the <VirtualHost> it came from
 
     def scope_for(self, directory: str) -> Scope | None:
         """The deepest scope holding *directory* (absolute)."""
