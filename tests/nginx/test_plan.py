@@ -75,13 +75,19 @@ def test_inherit_appends_the_parents_rules_with_the_childs_prefix(site) -> None:
     assert c is not None and c.strip == "/" and [r.pattern for r in c.rules] == ["^p$"]
 
 
-def test_access_that_depends_on_the_client_is_conditional(site) -> None:
+def test_access_that_depends_on_the_client(site) -> None:
     root = site({"ip/.htaccess": "Require ip 10.1.2.3\n",
-                 "old/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.1\n",
+                 "old/.htaccess": "Order deny,allow\nDeny from all\nAllow from 127.0.0.1 10.2\n",
+                 "not/.htaccess": "<RequireAll>\nRequire all granted\nRequire not ip 10.0.0.1\n"
+                                  "</RequireAll>\n",
+                 "env/.htaccess": "Require env FOO\n",
                  "all/.htaccess": "Require all denied\n"})
     by_url = {s.url: s.settings.access for s in plan_docroot(root).scopes}
-    assert by_url["/ip/"].decision == "conditional"
-    assert by_url["/old/"].decision == "conditional"
+    assert (by_url["/ip/"].decision, by_url["/ip/"].networks) == ("by-address",
+                                                                  ("10.1.2.3/32",))
+    assert by_url["/old/"].networks == ("127.0.0.1/32", "10.2.0.0/16")
+    assert by_url["/not/"].decision == "conditional"  # a negation: not a set of networks
+    assert by_url["/env/"].decision == "conditional"
     assert (by_url["/all/"].decision, by_url["/all/"].status) == ("denied", 403)
     assert by_url["/"].decision == "granted"
 

@@ -337,3 +337,22 @@ def test_config_mode_on_the_command_line() -> None:
     # <Directory demo-site> is relative: Apache reads it from / (lint CTX008), so the
     # docroot stays under <Directory /> Require all denied — and so does nginx
     assert "return 403;" in result.stdout
+
+
+def test_access_by_client_address(site: object, apache_binary: object,
+                                  nginx_binary: object) -> None:
+    """Require ip / Allow from: a geo map checked before the rules (Apache checks access
+    before its per-directory rewriting); the tests' client is 127.0.0.1."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^(in|out)/go$ /t.html [R=302,L]\n",
+                 "t.html": "t\n",
+                 "in/.htaccess": "Require ip 127.0.0.0/8 10.1.2.3\n", "in/f.txt": "in\n",
+                 "out/.htaccess": "Require ip 10.1.2.3 192.168.0.0/16\n", "out/f.txt": "o\n",
+                 "old/.htaccess": "Order deny,allow\nDeny from all\nAllow from 10.0\n",
+                 "old/f.txt": "old\n"})
+    conversion_text = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)]).stdout
+    assert "geo $confmig_map" in conversion_text and "untranslatable" not in conversion_text
+    with both(root) as pair:
+        for path, status in [("/in/f.txt", 200), ("/out/f.txt", 403), ("/old/f.txt", 403),
+                             ("/in/go", 302), ("/out/go", 403)]:
+            a, b = pair.ask(path)
+            assert a.status == b.status == status, (path, a.status, b.status)

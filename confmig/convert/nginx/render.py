@@ -285,11 +285,11 @@ class Renderer:
             access = files.settings.access
             if access.decision == "granted":
                 continue
-            if access.decision == "conditional":
+            if access.decision in ("conditional", "by-address"):
                 self._note(access.source or files.source, files.label,
-                           f"access {access.why}: denied (403) for everyone",
+                           f"access {access.why} (for a <Files>): denied (403) for everyone",
                            scope.directory)
-            status = 403 if access.decision == "conditional" else access.status or 403
+            status = access.status or 403
             try:
                 regex = basename(files.basename_regex)
                 then_path = file_then_path(files.basename_regex, "confmig_named")
@@ -349,6 +349,10 @@ class Renderer:
         where = access.source or source
         if access.decision == "granted":
             return []
+        if access.decision == "by-address":
+            geo = self._geo(access.networks)
+            return [f"# {where}: {access.why} (before the rules, as Apache checks access "
+                    "first)", f"if ({geo} = 0) {{ return {access.status}; }}"]
         if access.decision == "conditional":
             self._note(where, "Require", f"access {access.why}: not translated, denied "
                                          "(403) for everyone", scope.directory)
@@ -589,6 +593,17 @@ class Renderer:
             lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                             "through a map)")
         return lines_before + lines
+
+    def _geo(self, networks: tuple[str, ...]) -> str:
+        """A ``geo`` variable: 1 for a client in *networks*, else 0."""
+        key = ("geo", *networks)
+        name = self.maps.get(key)
+        if name is None:
+            name = f"${self.options.map_prefix}{len(self.maps) + 1}"
+            self.maps[key] = name
+            self.map_blocks.extend([f"geo {name} {{", "    default 0;",
+                                    *(f"    {n} 1;" for n in networks), "}"])
+        return name
 
     def _map(self, source: str, rows: list[tuple[str, str]], default: str) -> str:
         key = (source, default, *(f"{k}\0{v}" for k, v in rows))

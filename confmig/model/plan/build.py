@@ -13,7 +13,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -234,24 +234,75 @@ def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> A
     """Ask the model for every probe method and client; one answer for all → static."""
     if "access" not in config and "authz" not in config and "authn" not in config:
         return Access("granted")
-    seen: set[int] = set()
     dynamic: list[bool] = []
     unsupported: list[str] = []
-    for client in (*PROBE_CLIENTS, *_addresses_named(config)):
+
+    def decide(client: str) -> set[int]:
+        out = set()
         for method in PROBE_METHODS:
             request = Request(target=url, method=method, remote_addr=client)
             ev = Evaluation(site, server, request, trace=False)
-            rnd = Round(config, [server.defaults])
-            seen.add(access_status(ev, rnd, method, dynamic))
+            out.add(access_status(ev, Round(config, [server.defaults]), method, dynamic))
             unsupported.extend(ev.unsupported)
+        return out
+
+    seen: set[int] = set()
+    for client in (*PROBE_CLIENTS, *_addresses_named(config)):
+        seen |= decide(client)
     source = _access_source(config)
     if len(seen) == 1 and not dynamic and not unsupported:
         status = seen.pop()
         return Access("granted") if status == 0 else Access("denied", status, source,
                                                              "denied for every client")
+    if not dynamic and not unsupported and seen == {0, 403}:
+        networks = _granted_networks(config, decide)
+        if networks:
+            return Access("by-address", 403, source, "granted to " + ", ".join(networks)
+                          + " only", networks)
     why = "; ".join(dict.fromkeys(unsupported)) or (
         "depends on the client, the method, the environment or credentials")
     return Access("conditional", 403, source, why)
+
+
+def _granted_networks(config: DirConfig, decide: Callable[[str], set[int]]
+                      ) -> tuple[str, ...]:
+    """The networks a decision that depends only on the client address grants: the ones
+    ``Require ip``/``Allow from`` name, confirmed with the model — every one granted (its
+    first, last and a middle address), and just outside each, like the other clients
+    asked, denied for every method.  Empty when the model does not confirm it."""
+    networks = []
+    for word in _address_words(config, grants_only=True):
+        network = _network(word)
+        if network is None:
+            return ()
+        networks.append(network)
+    if not networks:
+        return ()
+    for network in networks:
+        inside = {network.network_address, network.broadcast_address,
+                  network.network_address + network.num_addresses // 2}
+        if any(decide(str(a)) != {0} for a in inside):
+            return ()
+        for outside in (network.network_address - 1, network.broadcast_address + 1):
+            if not any(outside in n for n in networks) and decide(str(outside)) != {403}:
+                return ()
+    for client in PROBE_CLIENTS:
+        address = ipaddress.ip_address(client)
+        expected = {0} if any(address in n for n in networks) else {403}
+        if decide(client) != expected:
+            return ()
+    return tuple(str(n) for n in networks)
+
+
+def _network(word: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    text = word
+    if "/" not in text and ":" not in text and text.count(".") < 3:
+        parts = [p for p in text.split(".") if p]
+        text = ".".join(parts + ["0"] * (4 - len(parts))) + f"/{8 * len(parts)}"
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        return None
 
 
 def _if_sections(ifs: Iterable[ConfigSection]) -> list[ConfigSection]:
@@ -292,30 +343,31 @@ def _with_ifs(settings: Settings, ifs: list[ConfigSection], directory: str,
 def _addresses_named(config: DirConfig) -> list[str]:
     """A client address inside every network the access configuration names (``Require
     ip``, ``Allow/Deny from``), so that a rule for one of them shows in the decision."""
-    words: list[str] = []
-    access = config.get("access")
-    if access is not None:
-        words += [e.value for e in (*access.allows, *access.denies) if e.kind == "ip"]
-    authz = config.get("authz")
-    stack = [authz.section] if authz is not None and authz.section is not None else []
-    while stack:
-        node = stack.pop()
-        if node.provider == "ip":
-            words += node.args.split()
-        stack.extend(node.children)
     out = []
-    for word in words:
-        text = word
-        if "/" not in text and ":" not in text and text.count(".") < 3:
-            parts = [p for p in text.split(".") if p]
-            text = ".".join(parts + ["0"] * (4 - len(parts))) + f"/{8 * len(parts)}"
-        try:
-            network = ipaddress.ip_network(text, strict=False)
-        except ValueError:
+    for word in _address_words(config):
+        network = _network(word)
+        if network is None:
             continue
         host = network.network_address + (1 if network.num_addresses > 1 else 0)
         out.append(str(host))
     return sorted(set(out))
+
+
+def _address_words(config: DirConfig, grants_only: bool = False) -> list[str]:
+    """The addresses and networks ``Require ip`` and ``Allow/Deny from`` name."""
+    words: list[str] = []
+    access = config.get("access")
+    if access is not None:
+        entries = access.allows if grants_only else (*access.allows, *access.denies)
+        words += [e.value for e in entries if e.kind == "ip"]
+    authz = config.get("authz")
+    stack = [authz.section] if authz is not None and authz.section is not None else []
+    while stack:
+        node = stack.pop()
+        if node.provider == "ip" and not (grants_only and node.negate):
+            words += node.args.split()
+        stack.extend(node.children)
+    return list(dict.fromkeys(words))
 
 
 def _access_source(config: DirConfig) -> Source | None:

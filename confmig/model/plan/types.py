@@ -17,7 +17,7 @@ from typing import Literal
 from confmig.model.merge import HeaderEntry
 from confmig.model.rewrite.rules import Rule
 
-AccessDecision = Literal["granted", "denied", "conditional"]
+AccessDecision = Literal["granted", "denied", "conditional", "by-address"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,8 @@ class Access:
     status: int = 0
     source: Source | None = None
     why: str = ""
+    #: "by-address": granted exactly to clients in these networks (CIDR), else ``status``
+    networks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
