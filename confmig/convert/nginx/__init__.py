@@ -61,8 +61,6 @@ def _note(note: EmitNote) -> Note:
                 note.scope)
 
 
-__all__ = ["NginxConfigConversion", "NginxConversion", "NginxOptions", "NginxOutput",
-           "convert_config", "convert_docroot"]
 
 
 @dataclass
@@ -105,3 +103,7 @@ def convert_config(config: str | os.PathLike[str], options: NginxOptions | None 
         result.warnings += conversion.result.warnings
     result.text = "\n".join(c.result.text for c in conversions)
     return NginxConfigConversion(result, conversions)
+
+
+__all__ = ["NginxConfigConversion", "NginxConversion", "NginxOptions", "NginxOutput",
+           "convert_config", "convert_docroot"]
