@@ -91,6 +91,15 @@ def main_options(
                                           is_eager=True, help="Show the version.")] = False,
 ) -> None:
     """confmig: Apache configuration, read as Apache reads it."""
+    print_bytes_as_read()
+
+
+def print_bytes_as_read() -> None:
+    """Configuration bytes that are not UTF-8 are carried as surrogate escapes
+    (confmig.syntax.parser.decode): printed, they are the very bytes that were read."""
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
 
 
 class ParseFormat(StrEnum):
@@ -110,7 +119,7 @@ def parse(
 ) -> None:
     """Print the loaded configuration (includes resolved, errors collected)."""
     from confmig.load import load_path
-    from confmig.load.report import workspace_json, workspace_tree
+    from confmig.load.report import workspace_json_chunks, workspace_tree
     from confmig.load.workspace import missing_message
     from confmig.progress import directory_progress
 
@@ -124,8 +133,9 @@ def parse(
         ws = load_path(path, config, set(define or []), on_directory, follow_symlinks)
     for note in ws.notes:
         err.print(f"note: {note}", markup=False, highlight=False)
-    if fmt is ParseFormat.json:  # one line, as crossplane: rich's print_json is far slower
-        out.file.write(json.dumps(workspace_json(ws)) + "\n")
+    if fmt is ParseFormat.json:  # one line, as crossplane; streamed, one node at a time
+        out.file.writelines(workspace_json_chunks(ws))
+        out.file.write("\n")
     else:
         out.print(workspace_tree(ws))
     for error in ws.errors:
@@ -458,11 +468,7 @@ def bench(
 
 def main() -> None:
     """Console-script entry point."""
-    # Configuration bytes that are not UTF-8 are carried as surrogate escapes
-    # (confmig.syntax.parser.decode): printed, they are the very bytes that were read.
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="surrogateescape")
+    print_bytes_as_read()
     try:
         app()
     except ReadLimitError as exc:  # input beyond confmig's own limits: file:line, exit 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from rich.markup import escape
@@ -9,7 +11,7 @@ from rich.tree import Tree
 
 from confmig.load.workspace import Workspace
 from confmig.syntax import ConfigFile, Directive, Node, Section
-from confmig.syntax.jsonform import error_json, file_json
+from confmig.syntax.jsonform import error_json, file_header, file_json, parsed_json
 
 
 def _all_files(ws: Workspace) -> list[ConfigFile]:
@@ -19,18 +21,21 @@ def _all_files(ws: Workspace) -> list[ConfigFile]:
     return files
 
 
-def workspace_json(ws: Workspace) -> dict[str, Any]:
-    files = _all_files(ws)
+def _includes(ws: Workspace, files: list[ConfigFile]) -> dict[tuple[str, int], list[int]]:
     index = {f.path: i for i, f in enumerate(files)}
     includes: dict[tuple[str, int], list[int]] = {}
     for loaded in ws.loaded():
         for edge in loaded.includes:
             includes[(edge.file, edge.line)] = [index[t] for t in edge.targets if t in index]
+    return includes
+
+
+def _document(ws: Workspace, config: Any) -> dict[str, Any]:
     errors = ws.errors
     out: dict[str, Any] = {
         "status": "ok" if not errors else "failed",
         "errors": [error_json(e) for e in errors],
-        "config": [file_json(f, includes) for f in files],
+        "config": config,
     }
     warnings = [w for loaded in ws.loaded() for w in loaded.warnings]
     if warnings:
@@ -46,6 +51,47 @@ def workspace_json(ws: Workspace) -> dict[str, Any]:
                          for c in ws.scan.problems],
         }
     return out
+
+
+def workspace_json(ws: Workspace) -> dict[str, Any]:
+    files = _all_files(ws)
+    includes = _includes(ws, files)
+    return _document(ws, [file_json(f, includes) for f in files])
+
+
+def _object(items: dict[str, Any], hole: str, chunks: Iterator[str]) -> Iterator[str]:
+    """``json.dumps(items)`` in pieces, with the value of key ``hole`` given as ``chunks``."""
+    for i, (key, value) in enumerate(items.items()):
+        yield ("{" if i == 0 else ", ") + json.dumps(key) + ": "
+        if key == hole:
+            yield from chunks
+        else:
+            yield json.dumps(value)
+    yield "}"
+
+
+def _array(items: Iterator[Iterator[str]]) -> Iterator[str]:
+    yield "["
+    for i, chunks in enumerate(items):
+        if i:
+            yield ", "
+        yield from chunks
+    yield "]"
+
+
+def workspace_json_chunks(ws: Workspace) -> Iterator[str]:
+    """``json.dumps(workspace_json(ws))`` in pieces, one top-level node at a time, so that
+    printing a large file never holds the whole document (its dicts) in memory."""
+    files = _all_files(ws)
+    includes = _includes(ws, files)
+
+    def file_chunks(config: ConfigFile) -> Iterator[str]:
+        header = file_header(config)
+        header["parsed"] = None
+        nodes = (iter([json.dumps(n)]) for n in parsed_json(config, includes))
+        return _object(header, "parsed", _array(nodes))
+
+    return _object(_document(ws, None), "config", _array(file_chunks(f) for f in files))
 
 
 def _label(node: Node) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from confmig.syntax.ast import ConfigFile, Directive, Node, ParseError, Section
@@ -31,10 +32,25 @@ def node_json(node: Node, includes: dict[tuple[str, int], list[int]]) -> dict[st
     return None
 
 
-def file_json(config: ConfigFile, includes: dict[tuple[str, int], list[int]]) -> dict[str, Any]:
+def file_header(config: ConfigFile) -> dict[str, Any]:
+    """A file's entry without its ``parsed`` list."""
     return {
         "file": config.path,
         "status": "ok" if config.ok else "failed",
         "errors": [error_json(e) for e in config.errors],
-        "parsed": [j for n in config.nodes if (j := node_json(n, includes)) is not None],
     }
+
+
+def parsed_json(config: ConfigFile, includes: dict[tuple[str, int], list[int]]
+                ) -> Iterator[dict[str, Any]]:
+    """The entries of a file's ``parsed`` list, one top-level node at a time."""
+    for node in config.nodes:
+        entry = node_json(node, includes)
+        if entry is not None:
+            yield entry
+
+
+def file_json(config: ConfigFile, includes: dict[tuple[str, int], list[int]]) -> dict[str, Any]:
+    out = file_header(config)
+    out["parsed"] = list(parsed_json(config, includes))
+    return out

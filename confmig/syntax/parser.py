@@ -39,7 +39,7 @@ from confmig.syntax.reader import (
     LineTooLong,
     logical_bytes,
 )
-from confmig.syntax.words import first_word, split_words
+from confmig.syntax.words import first_word, plain_words, split_words
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
@@ -55,6 +55,9 @@ CONDITIONAL_SECTIONS = frozenset(
 MAX_SECTION_DEPTH = 128
 
 _SPACE = " \t\n\r\f\v"
+# Lines and argument texts shorter than this are interned: a large file repeats them (closing
+# lines, the same directive in many blocks), and its tree then holds one copy of each.
+_SHARED_LENGTH = 80
 # White space before the first word of a line; a continuation there is white space too.
 _LEAD = re.compile(r"(?:[ \t\f\v\r]|\\\r?\n)*")
 
@@ -125,6 +128,8 @@ class _Builder:
             if line is None:
                 break
             raw = decode(data[line.start:line.end])
+            if len(raw) < _SHARED_LENGTH:  # closing lines, common directives: one copy each
+                raw = sys.intern(raw)
             text = line.text
             if not text:
                 stack[-1].children.append(Blank(file, line.first, 1, raw))
@@ -161,12 +166,14 @@ class _Builder:
             name, rest = first_word(text)
             args = split_words(rest)
         else:  # the common case: plain words
-            args = text.split()
+            args = plain_words(text)
             name = args.pop(0)
             rest = text[len(name):].lstrip(_SPACE)
         # Names and short words repeat from line to line: one shared string each keeps a
         # large file's tree small (and the line number object too, for a one-line directive).
-        args = [sys.intern(a) if len(a) < 40 else a for a in args]
+        args = [sys.intern(a) if len(a) < _SHARED_LENGTH else a for a in args]
+        if len(rest) < _SHARED_LENGTH:
+            rest = sys.intern(rest)
         return Directive(self.file, row, col, raw, sys.intern(name), args, rest,
                          row if last == row else last)
 
