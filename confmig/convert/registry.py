@@ -44,7 +44,9 @@ CONVERTERS: tuple[Converter, ...] = (
               verify="confmig.verify.nginx:prepare"),
     Converter("plan", "the target-neutral site plan as JSON (what the emitters render)",
               convert="confmig.convert.nginx.command:plan_request"),
-    Converter("flask", "the rewrite logic as Flask routes", planned=True),
+    Converter("flask", "one Python module (Flask) that answers like Apache",
+              convert="confmig.convert.flask.command:convert_request",
+              verify="confmig.verify.flask:prepare"),
 )
 BY_NAME = {c.name: c for c in CONVERTERS}
 

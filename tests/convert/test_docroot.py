@@ -148,7 +148,7 @@ def test_cli_prints_the_fragment_and_reports_on_stderr(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("args", [
     ["convert", "--to", "nginx", "/nonexistent/docroot"],
-    ["convert", "--to", "flask", "."],
+    ["convert", "--to", "flask", "/nonexistent/docroot"],
     ["convert", "/nonexistent/docroot"],
     ["convert", "--write", "."],
 ])

@@ -1,0 +1,328 @@
+"""The site plan as one Python module: the plan's scopes as tables (each entry with its source
+``file:line``), the engine that answers a request from them the way Apache does, and the Flask
+glue — rendered through the templates next to this module.
+
+Never silent, never looser: what the module cannot reproduce is a comment at its place and a
+:class:`~confmig.convert.result.Note` (stderr, exit 1); a rewrite rule whose flags or variables
+have no Python form here answers 403 where it would apply, a conditional access decision is a
+403 for everyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from confmig.convert.flask.literals import Call, Code, Item, Lit, comment, pystr, raw_or_plain, tup
+from confmig.convert.flask.regex import python_form
+from confmig.convert.result import Note, NoteKind
+from confmig.model.plan import Access, FilesScope, Header, Scope, Settings, SitePlan, Source
+from confmig.model.rewrite.expand import TOKEN_MAP, TOKEN_VAR, tokenize
+from confmig.model.rewrite.rules import Condition, Rule
+
+_TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+    keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=False,
+    undefined=jinja2.StrictUndefined, autoescape=False,
+)
+
+#: %{…} variables the generated engine knows (mod_rewrite's names, upper-case).
+VARIABLES = frozenset({
+    "REQUEST_URI", "REQUEST_FILENAME", "SCRIPT_FILENAME", "QUERY_STRING", "PATH_INFO", "HTTPS",
+    "REQUEST_SCHEME", "REQUEST_METHOD", "THE_REQUEST", "SERVER_PROTOCOL", "DOCUMENT_ROOT",
+    "SERVER_NAME", "REMOTE_ADDR", "IS_SUBREQ", "CONTEXT_PREFIX", "CONTEXT_DOCUMENT_ROOT",
+    "HTTP_HOST", "HTTP_ACCEPT", "HTTP_COOKIE", "HTTP_REFERER", "HTTP_FORWARDED",
+    "HTTP_USER_AGENT", "HTTP_PROXY_CONNECTION",
+})
+COND_KINDS = frozenset({"regex", "-f", "-d", "-s", "-l", "=", "<", "<=", ">", ">=", "-lt",
+                        "-le", "-eq", "-gt", "-ge"})
+HEADER_ACTIONS = frozenset({"set", "append", "add", "merge", "unset", "setifempty"})
+#: Names the script hook is asked about (what a handler would run under Apache).
+SCRIPT_PATTERN = r"\.(?:php[0-9]?|phtml|wsgi|cgi|pl|py)$"
+
+
+@dataclass
+class FlaskOutput:
+    text: str
+    notes: list[Note] = field(default_factory=list)
+    uses_pcre2: bool = False
+
+
+class Renderer:
+    def __init__(self, plan: SitePlan) -> None:
+        self.plan = plan
+        self.root = plan.document_root.rstrip("/")
+        self.notes: list[Note] = []
+        self.uses_pcre2 = False
+
+    # -- notes --------------------------------------------------------------------------
+
+    def note(self, source: Source | None, directive: str, reason: str, scope: str,
+             behaviour: bool = True) -> str:
+        src = source or Source(scope, 0)
+        self.notes.append(Note(src.file, src.line, directive, reason,
+                               NoteKind.UNTRANSLATABLE if behaviour else NoteKind.INFO, scope))
+        return f"{'untranslatable' if behaviour else 'note'}: {src} {directive}: {reason}"
+
+    def short(self, source: Source | str | None) -> str:
+        text = str(source) if source is not None else "server configuration"
+        return text[len(self.root) + 1:] if text.startswith(self.root + "/") else text
+
+    # -- the module ---------------------------------------------------------------------
+
+    def render(self) -> FlaskOutput:
+        scopes = [self.scope(s) for s in self.plan.scopes]
+        for note in self.plan.notes:
+            self.note(note.source, note.directive, note.reason, note.scope,
+                      note.changes_behaviour)
+        table = Call("", scopes, exploded=True)
+        lines = table.lines(0, "SCOPES: tuple[Scope, ...] = ")
+        script = self.regex(SCRIPT_PATTERN, False, [])
+        context = {
+            "document_root": pystr(self.plan.document_root),
+            "server_name": pystr(self.plan.server_name),
+            "types_config": pystr("/etc/mime.types"),
+            "script": "\n".join(script.lines(0, "SCRIPT = ")),
+            "scopes": "\n".join(lines),
+            "notes": [comment(self.short(f"{n.location}: {n.directive}: {n.reason}"))
+                      for n in self.notes],
+            "uses_pcre2": self.uses_pcre2,
+        }
+        text = _TEMPLATES.get_template("module.py.j2").render(**context)
+        return FlaskOutput(text, self.notes, self.uses_pcre2)
+
+    def scope(self, scope: Scope) -> Item:
+        url = scope.url
+        where = ", ".join(self.short(s) for s in scope.sources) or "server configuration"
+        comments = [f"{url} ({where})"]
+        settings = self.settings(scope.settings, scope, comments)
+        files = [self.files(f, scope) for f in scope.files]
+        items = [Item(Lit(pystr(url))), Item(settings)]
+        if files:
+            items.append(Item(Call("", files, exploded=True), "files"))
+        return Item(Call("Scope", items, exploded=True), comments=comments)
+
+    def files(self, files: FilesScope, scope: Scope) -> Item:
+        comments = [f"{self.short(files.source)} {files.label}"]
+        regex = self.regex(files.basename_regex, False, comments)
+        settings = self.settings(files.settings, scope, comments, in_files=True)
+        return Item(Call("Files", [Item(Lit(pystr(self.short(files.source)))), Item(regex),
+                                   Item(settings), Item(Lit(str(files.only_access)))],
+                         exploded=True), comments=comments)
+
+    def regex(self, pattern: str, nocase: bool, comments: list[str]) -> Call:
+        python, why = python_form(pattern)
+        items = [Item(Lit(raw_or_plain(pattern)))]
+        if python is None:
+            self.uses_pcre2 = True
+            comments.append(f"pcre2 for {pattern}: {why}")
+            items.append(Item(Lit("None")))
+        elif python != pattern:
+            items.append(Item(Lit(raw_or_plain(python))))
+        if nocase:
+            items.append(Item(Lit("True"), "nocase"))
+        return Call("Regex", items)
+
+    # -- settings -----------------------------------------------------------------------
+
+    def settings(self, s: Settings, scope: Scope, comments: list[str], *,
+                 in_files: bool = False) -> Call:
+        items: list[Item] = []
+        status = self.access(s.access, scope, comments)
+        if status:
+            items.append(Item(Lit(str(status)), "access"))
+        if s.rewrite is not None and not in_files:
+            items.append(self.rewrite(s, scope))
+        if s.redirects:
+            redirects = []
+            for r in s.redirects:
+                notes = [f"{self.short(r.source)} {'RedirectMatch' if r.regex else 'Redirect'} "
+                         f"{r.status} {r.pattern} {r.target or ''}"]
+                regex = self.regex(r.pattern, False, notes) if r.regex else Lit("None")
+                target = Lit(pystr(r.target)) if r.target is not None else Lit("None")
+                redirects.append(Item(tup([Lit(pystr(r.pattern)), regex, Lit(str(r.status)),
+                                           target]), comments=notes))
+            items.append(Item(Call("", redirects, exploded=True), "redirects"))
+        if s.error_documents:
+            docs = [Item(tup([Lit(str(code)), Lit(pystr(target))]),
+                         comments=[f"{self.short(src)} ErrorDocument {code}"])
+                    for code, target, src in s.error_documents]
+            items.append(Item(Call("", docs, exploded=True), "error_documents"))
+        if s.index != ("index.html",):
+            items.append(Item(tup([Lit(pystr(n)) for n in s.index]), "index",
+                              [f"{self.short(s.index_source)} DirectoryIndex"]
+                              if s.index_source else []))
+        for name, value, default in (("indexes", s.indexes, False),
+                                     ("follow_symlinks", s.follow_symlinks, True),
+                                     ("slash", s.slash, True)):
+            if value != default:
+                items.append(Item(Lit(str(value)), name))
+        if s.multiviews:
+            comments.append(self.note(s.index_source, "Options MultiViews",
+                                      "content negotiation is not reproduced",
+                                      scope.directory))
+        if s.fallback:
+            items.append(Item(Lit(pystr(s.fallback)), "fallback"))
+        headers = [self.header(h, scope) for h in s.headers]
+        headers = [h for h in headers if h is not None]
+        if headers:
+            items.append(Item(Call("", headers, exploded=True), "headers"))
+        for name, value in (("force_type", s.force_type), ("default_charset",
+                                                           s.default_charset)):
+            if value:
+                items.append(Item(Lit(pystr(value)), name))
+        for name, pairs in (("types", s.types), ("charsets", s.charsets),
+                            ("handlers", s.handlers)):
+            if pairs:
+                items.append(Item(tup([tup([Lit(pystr(a)), Lit(pystr(b))]) for a, b in pairs]),
+                                  name))
+        if s.handler:
+            comments.append(self.note(None, "SetHandler", f"{s.handler}: handed to the script "
+                                      "hook", scope.directory, behaviour=False))
+            items.append(Item(Lit(pystr(".")), "handlers"))
+        if s.expires is not None:
+            items.append(Item(Lit("True"), "expires"))
+            if s.expires.default:
+                items.append(Item(Lit(pystr(s.expires.default)), "expires_default"))
+            if s.expires.by_type:
+                items.append(Item(tup([tup([Lit(pystr(a)), Lit(pystr(b))])
+                                       for a, b in s.expires.by_type]), "expires_by_type"))
+        return Call("Settings", items)
+
+    def access(self, access: Access, scope: Scope, comments: list[str]) -> int:
+        if access.decision == "granted":
+            return 0
+        src = self.short(access.source)
+        if access.decision == "conditional":
+            comments.append(self.note(access.source, "access", f"{access.why}: denied (403) "
+                                      "for everyone", scope.directory))
+            return 403
+        comments.append(f"{src}: {access.why or 'denied'}")
+        return access.status or 403
+
+    def header(self, header: Header, scope: Scope) -> Item | None:
+        e = header.entry
+        text = f"{self.short(header.source)} Header {'always ' if e.always else ''}{e.action} " \
+               f"{e.name} {e.value or ''}"
+        why = ""
+        if e.action not in HEADER_ACTIONS:
+            why = f"Header {e.action} is not reproduced"
+        elif e.env or e.expr:
+            why = "a Header condition (env=/expr=) is not reproduced"
+        elif e.value and "%" in e.value:
+            why = "a Header format (%…) is not reproduced"
+        elif e.early:
+            why = "Header early is not reproduced"
+        if why:
+            self.note(header.source, "Header", why, scope.directory)
+            return None
+        return Item(Call("Header", [Item(Lit(pystr(e.action))), Item(Lit(pystr(e.name))),
+                                    Item(Lit(pystr(e.value or ""))), Item(Lit(str(e.always))),
+                                    Item(Lit(pystr(self.short(header.source))))]),
+                    comments=[text])
+
+    # -- mod_rewrite --------------------------------------------------------------------
+
+    def rewrite(self, s: Settings, scope: Scope) -> Item:
+        rw = s.rewrite
+        assert rw is not None
+        rules = [self.rule(r, scope) for r in rw.rules]
+        directory = rw.strip
+        items: list[Item] = [Item(Lit(pystr(directory))),
+                             Item(Lit(pystr(rw.base) if rw.base is not None else "None"))]
+        for option in sorted(rw.options):
+            if option not in ("Inherit", "InheritBefore", "AllowNoSlash"):
+                self.note(rw.source, "RewriteOptions", f"{option} is not reproduced",
+                          scope.directory)
+        items.append(Item(Call("", rules, exploded=bool(rules))))
+        if "AllowNoSlash" in rw.options:
+            items.append(Item(Lit("True"), "allow_no_slash"))
+        where = f"the rules of {rw.strip} (RewriteBase {rw.base or 'unset'})"
+        return Item(Call("Rewrite", items, exploded=True), "rewrite", [where])
+
+    def rule(self, rule: Rule, scope: Scope) -> Item:
+        d = rule.directive
+        source = Source(d.file, d.line) if d is not None else Source(scope.directory, 0)
+        comments = [f"{self.short(source)} {' '.join(str(rule).split())}"]
+        conds = []
+        why = self.unsupported(rule)
+        for cond in rule.conditions:
+            comments.insert(-1 if len(comments) > 1 else 0,
+                            f"{self.short(self._cond_source(cond, source))} "
+                            f"{' '.join(str(cond).split())}")
+            why = why or self.cond_unsupported(cond)
+        items = [Item(Lit(pystr(self.short(source)))),
+                 Item(self.regex(rule.pattern, rule.nocase, comments)),
+                 Item(Lit("None" if rule.nosub else pystr(rule.substitution)))]
+        if why:
+            comments.append(self.note(source, "RewriteRule", f"{why}: answers 403 where the "
+                                      "rule applies", scope.directory))
+            items.append(Item(Lit(pystr(why)), "deny"))
+        else:
+            conds = [self.cond(c, comments) for c in rule.conditions]
+        if rule.negate:
+            items.append(Item(Lit("True"), "negate"))
+        if conds:
+            items.append(Item(tup(conds), "conds"))
+        if rule.status_flag:
+            items.append(Item(Lit(str(rule.redirect_code)), "status"))
+        elif rule.redirect:
+            items.append(Item(Lit(str(rule.redirect_code)), "redirect"))
+        for name in ("last", "end", "chain", "next", "noescape", "qsappend", "qsdiscard",
+                     "qslast", "qsnone", "discard_path_info"):
+            if getattr(rule, name):
+                items.append(Item(Lit("True"), name))
+        if rule.skip:
+            items.append(Item(Lit(str(rule.skip)), "skip"))
+        return Item(Call("Rule", items), comments=comments)
+
+    @staticmethod
+    def _cond_source(cond: Condition, fallback: Source) -> Source:
+        d = cond.directive
+        return Source(d.file, d.line) if d is not None else fallback
+
+    def unsupported(self, rule: Rule) -> str:
+        flags = []
+        for name, label in (("env", "E"), ("cookies", "CO"), ("mime_type", "T"),
+                            ("handler", "H"), ("proxy", "P"), ("escape_backrefs", "B"),
+                            ("backref_escapes", "B="), ("unsafe_allow_3f", "UnsafeAllow3F")):
+            if getattr(rule, name):
+                flags.append(label)
+        if flags:
+            return f"the flag(s) {', '.join(flags)}"
+        if rule.status_flag and rule.redirect_code not in (403, 410) and not rule.nosub:
+            return f"[R={rule.redirect_code}] with a substitution"
+        return self.template_unsupported(rule.substitution if not rule.nosub else "")
+
+    def cond_unsupported(self, cond: Condition) -> str:
+        if cond.kind not in COND_KINDS:
+            return f"RewriteCond {cond.kind}"
+        return self.template_unsupported(cond.test)
+
+    @staticmethod
+    def template_unsupported(text: str) -> str:
+        for token in tokenize(text):
+            if token[0] == TOKEN_MAP:
+                return f"RewriteMap ${{{token[1]}:…}}"
+            if token[0] == TOKEN_VAR:
+                name = token[1].upper()
+                if name not in VARIABLES and not (name.startswith("HTTP:") and len(name) > 5):
+                    return f"%{{{token[1]}}}"
+        return ""
+
+    def cond(self, cond: Condition, comments: list[str]) -> Code:
+        items = [Item(Lit(pystr(cond.test))), Item(Lit(pystr(cond.kind)))]
+        if cond.kind == "regex":
+            items.append(Item(self.regex(cond.pattern, cond.nocase, comments), "regex"))
+        else:
+            items.append(Item(Lit(pystr(cond.pattern))))
+        for name in ("negate", "nocase", "ornext", "novary"):
+            if getattr(cond, name) and not (name == "nocase" and cond.kind == "regex"):
+                items.append(Item(Lit("True"), name))
+        return Call("Cond", items)
+
+
+def render_plan(plan: SitePlan) -> FlaskOutput:
+    return Renderer(plan).render()

@@ -1,0 +1,100 @@
+"""``confmig verify --to flask``: real Apache with the ``.htaccess`` tree against the generated
+Flask module under a real gunicorn, on loopback, with the httpd verifier's probes.
+
+Compared as for every target (:mod:`confmig.verify.compare`), with the allowances of
+:mod:`confmig.verify.nginx` for what a server writes on its own: the page of an error or a
+redirect that Apache made up (the generated app writes Apache's page without the
+``<address>`` line, which names the server's version and port), and a directory listing's
+HTML (both list the same names).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from confmig.convert.flask import convert_docroot
+from confmig.convert.httpd.env import assumed_env
+from confmig.model.target import DEBIAN_INDEX
+from confmig.servers import find_apache
+from confmig.servers.gunicorn import GunicornServer
+from confmig.verify.compare import FieldDiff, Observed, differences
+from confmig.verify.nginx import APACHE_PAGES
+from confmig.verify.probes import Site
+from confmig.verify.targets import ApacheTarget, Target
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from confmig.verify.session import Setup, VerifyRequest
+
+LISTING = "<html><head><title>Index of /"
+
+
+class GunicornTarget(Target):
+    """The generated module under :class:`confmig.servers.gunicorn.GunicornServer`."""
+
+    def __init__(self, label: str, module_text: str, docroot: Path) -> None:
+        self.label = label
+        self.server = GunicornServer(module_text, docroot)
+
+    def start(self) -> None:
+        self.server.start()
+
+    def stop(self) -> None:
+        self.server.stop()
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def diagnostics(self) -> str:
+        return self.server.error_log_text()[-2000:]
+
+
+def prepare(request: VerifyRequest) -> Setup:
+    """Convert the docroot and describe both servers (nothing is started here)."""
+    from confmig.convert.result import ConvertError
+    from confmig.verify.session import Setup
+
+    if request.config is not None:
+        raise ConvertError("--to flask verifies a DOCROOT (the --config mode is not "
+                           "available yet for flask)")
+    if request.docroot is None:
+        raise ConvertError("give a DOCROOT")
+    docroot = request.docroot.resolve()
+    apache = find_apache(request.apache)
+    conversion = convert_docroot(docroot, None, request.defines)
+    env = assumed_env(set(request.defines))
+    original = ApacheTarget("original", docroot=docroot, allow_override="All",
+                            binary=apache, defines=request.defines,
+                            extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
+    converted = GunicornTarget("converted", conversion.result.text, docroot)
+    site = Site(docroot, conversion.plan.document_root, state=env.state)
+    return Setup(conversion.result, original, converted, [site], compare=flask_differences)
+
+
+def flask_differences(original: Observed, converted: Observed) -> list[FieldDiff]:
+    """:func:`confmig.verify.compare.differences` with the module docstring's allowances."""
+    if _generated(original, converted) or _listing(original, converted):
+        original, converted = _without_page(original), _without_page(converted)
+    return differences(original, converted)
+
+
+def _generated(a: Observed, b: Observed) -> bool:
+    return (a.status >= 300 and a.status == b.status
+            and a.body_preview.startswith(APACHE_PAGES)
+            and b.body_preview.startswith(APACHE_PAGES))
+
+
+def _listing(a: Observed, b: Observed) -> bool:
+    return (a.status == b.status == 200 and a.body_preview.startswith(APACHE_PAGES[1][:90])
+            and b.body_preview.startswith(LISTING))
+
+
+def _without_page(o: Observed) -> Observed:
+    return replace(o, body_sha256="", body_preview="")
