@@ -60,6 +60,12 @@ CASES: dict[str, bytes] = {
     "nul-after-section": b"#" + b"c" * 1000 + b"\n<IfModule mod_headers.c>\n</IfModule>\n"
                          + NUL + b"A" * 300 + b" x\n",
     "last-line-one-short": PRE + b"x" * (206 - len(PRE)),  # read, then EOF after a growth
+    # White space is apr_isspace's six characters: \x1c-\x1f and UTF-8's no-break space are
+    # part of a word (a directive name Apache does not know: 500), not separators.
+    "x1c-alone": b"\x1c\n",
+    "x1f-between": b"Options\x1f-Indexes\n",
+    "nbsp-between": b"Options\xc2\xa0-Indexes\n",
+    "x1c-ends-no-word": b"Options -Indexes\x1c\n",
     # CR alone does not end a line.
     "cr-only": b"Header set X-T a\rHeader set X-T b\r",
     "cr-only-options": b"Options -Indexes\rHeader set X-T b\r",

@@ -190,7 +190,8 @@ class _Reader:
         if isinstance(node, Section):
             rest = rest[: rest.rfind(">")] if ">" in rest else rest
             name = name.rstrip(">")[1:]
-        return dataclasses.replace(node, name=name, args=split_words(rest), args_text=rest.strip())
+        return dataclasses.replace(node, name=name, args=split_words(rest),
+                                   args_text=rest.strip(" \t\n\r\f\v"))
 
     def _directive(self, node: Directive, frame: _Frame) -> None:
         lname = node.lname

@@ -28,6 +28,14 @@ _UNESCAPE_DQ = re.compile(r'\\(["\\])')
 _UNESCAPE_SQ = re.compile(r"\\(['\\])")
 _UNESCAPE_BARE = re.compile(r"\\(\\)")
 _SPACE = frozenset(" \t\n\r\f\v")
+# A run of characters that are not white space to Apache (apr_isspace: the C locale's six);
+# str.split() would also split at \x1c-\x1f, \x85, \xa0 and other Unicode spaces.
+_PLAIN_WORD = re.compile(r"[^ \t\n\r\f\v]+")
+
+
+def plain_words(text: str) -> list[str]:
+    """The words of a line without quotes or backslashes, split where Apache splits."""
+    return _PLAIN_WORD.findall(text)
 
 
 def split_words(text: str) -> list[str]:
@@ -35,7 +43,7 @@ def split_words(text: str) -> list[str]:
     if not text:
         return []
     if "\\" not in text and '"' not in text and "'" not in text:
-        return text.split()
+        return plain_words(text)
     words: list[str] = []
     pos, end = 0, len(text)
     match = _WORD.match
