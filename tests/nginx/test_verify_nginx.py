@@ -356,3 +356,23 @@ def test_access_by_client_address(site: object, apache_binary: object,
                              ("/in/go", 302), ("/out/go", 403)]:
             a, b = pair.ask(path)
             assert a.status == b.status == status, (path, a.status, b.status)
+
+
+def test_addcharset_by_type(site: object, apache_binary: object, nginx_binary: object) -> None:
+    """AddCharset is per extension in Apache and per type in nginx: translated when exact
+    for the site (h5bp's form), announced otherwise."""
+    files = {"a.css": "a{}\n", "b.js": "1;\n", "c.txt": "c\n", "d.html": "<p>\n",
+             "e.png": "png\n", "f.json": "{}\n"}
+    exact = site({**files, ".htaccess": "AddDefaultCharset utf-8\n"
+                                        "AddCharset utf-8 .css .js .json\n"})
+    report = verify(VerifyRequest(target="nginx", docroot=exact))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+    assert not report.conversion.untranslatable
+    with both(exact) as pair:
+        for path in ("/a.css", "/b.js", "/c.txt", "/d.html", "/e.png", "/f.json"):
+            a, b = pair.ask(path)
+            assert a.headers.get("Content-Type") == b.headers.get("Content-Type"), path
+    inexact = site({**files, ".htaccess": "AddCharset utf-8 .css\n"})
+    result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(inexact)])
+    assert result.exit_code == 1 and "AddCharset" in result.stderr and "text/html" in \
+        result.stderr

@@ -118,6 +118,7 @@ class Renderer:
         self.amp_args = False
         self.uses_charset = False
         self.nginx_types = read_nginx_types(options.mime_types)
+        self.tree_exts: set[str] = set()  # the last extensions of the site's files
         self.type_overrides = self._type_overrides()
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
 
@@ -209,6 +210,7 @@ class Renderer:
                 if "." not in name.lstrip("."):
                     continue
                 ext = name.rsplit(".", 1)[1].lower()
+                self.tree_exts.add(ext)
                 wanted = apache.get(ext)
                 if wanted is None:
                     if ext in nginx_types:
@@ -480,9 +482,7 @@ class Renderer:
         elif any(self._server_type(ext) != mime for ext, mime in settings.types):
             lines += ["# AddType (nginx's types { } replaces the inherited map: all of it "
                       "again)", *self._types_block(list(settings.types))]
-        for ext, _charset in settings.charsets:
-            self._note(None, "AddCharset", f".{ext}: per-extension charsets are not "
-                                           "translated", scope.directory)
+        charset_lines = self._charset_lines(scope, settings)
         for ext, handler in settings.handlers:
             self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
                                            "(the file is served as it is)", scope.directory,
@@ -490,12 +490,48 @@ class Renderer:
         if settings.handler:
             self._note(None, "SetHandler", f"{settings.handler}: not translated",
                        scope.directory)
-        if settings.default_charset:
+        if charset_lines:
+            lines += charset_lines
+        elif settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
         lines += self._expires_lines(scope, settings)
         lines += self._header_lines(scope, settings)
         return lines
+
+    def _apache_type(self, settings: Settings, ext: str) -> str | None:
+        return dict(settings.types).get(ext, self.plan.types_config.get(ext))
+
+    def _charset_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        """``AddCharset`` as nginx's ``charset`` + ``charset_types``, which work by type:
+        exact when one charset is used, text/html and text/plain get it too (nginx always
+        includes text/html; AddDefaultCharset gives both), and every file of the site with
+        one of those types has one of the listed extensions.  Otherwise a note."""
+        if not settings.charsets:
+            return []
+        charsets = {c.lower() for _, c in settings.charsets}
+        (charset,) = charsets if len(charsets) == 1 else (None,)
+        exts = {ext for ext, _ in settings.charsets}
+        types = {t for t in (self._apache_type(settings, e) for e in exts) if t}
+        why = ""
+        if charset is None:
+            why = "more than one charset"
+        elif (settings.default_charset or "").lower() != charset:
+            why = "nginx would also add it to text/html, which Apache leaves alone here"
+        else:
+            others = sorted(e for e in self.tree_exts - exts
+                            if self._apache_type(settings, e) in types)
+            if others:
+                why = "files of the same type without it: " + ", ".join(f".{e}" for e in others)
+        if why:
+            self._note(None, "AddCharset", f"{', '.join(sorted('.' + e for e in exts))}: "
+                                           f"per-extension charsets not translated ({why})",
+                       scope.directory)
+            return []
+        self.uses_charset = True
+        listed = sorted(types - {"text/html"} | {"text/plain"})
+        return [f"# AddDefaultCharset + AddCharset {charset}: by type in nginx",
+                f"charset {settings.default_charset};", f"charset_types {' '.join(listed)};"]
 
     def _expires_lines(self, scope: Scope, settings: Settings) -> list[str]:
         exp = settings.expires
