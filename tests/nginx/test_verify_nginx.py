@@ -376,3 +376,17 @@ def test_addcharset_by_type(site: object, apache_binary: object, nginx_binary: o
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(inexact)])
     assert result.exit_code == 1 and "AddCharset" in result.stderr and "text/html" in \
         result.stderr
+
+
+def test_well_known_exception_survives_the_dotfile_denial(site: object, apache_binary: object,
+                                                          nginx_binary: object) -> None:
+    """Trap: a denial for a whole prefix must not hide the /.well-known/ exception."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule \"(^|/)\\.(?!well-known/)\" - [F]\n",
+                 ".well-known/acme-challenge/token": "tok\n", ".git/config": "[core]\n",
+                 "a/.env": "SECRET\n", "a/b.txt": "b\n"})
+    with both(root) as pair:
+        for path, status in [("/.well-known/acme-challenge/token", 200), ("/.git/config", 403),
+                             ("/a/.env", 403), ("/a/b.txt", 200), ("/.well-known", 403),
+                             ("/.git", 403)]:
+            a, b = pair.ask(path)
+            assert a.status == b.status == status, (path, a.status, b.status)
