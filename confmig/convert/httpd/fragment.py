@@ -9,6 +9,7 @@ from pathlib import Path
 
 from confmig import __version__
 from confmig.convert.httpd.check import check_with_apache, find_binary
+from confmig.convert.httpd.denied import add_denied
 from confmig.convert.httpd.env import Env, assumed_env, config_env
 from confmig.convert.httpd.layout import Layout, ServerContext, clean, read_layout, within
 from confmig.convert.httpd.notes import add_check_notes, add_plan_notes, add_tree_notes
@@ -87,6 +88,7 @@ def plan_tree(tree: Tree, in_force: Callable[[str], InForce], env: Env,
               context: ServerContext | None = None) -> TreePlan:
     plans = [plan_file(a, in_force(a.directory), env.loaded, env.state) for a in tree.files]
     mark_dead(plans)
+    add_denied(tree, plans, in_force)
     return TreePlan(tree, plans, context)
 
 

@@ -27,6 +27,19 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
     file = str(plan.access.path)
     scope = plan.access.directory
     here = f"{scope.rstrip('/')}/"
+    if plan.status is FileStatus.DENIED:
+        # Never by serving more, but the answers below may differ: Apache hangs on a FIFO,
+        # reads what confmig did not, and its own 403 page adds "Server unable to read
+        # htaccess file, denying access to be safe" (error-notes), which no directive writes.
+        result.untranslatable.append(Note(
+            file, 0, "", f"{plan.denied_reason}; {here} and below are denied (Require all "
+            "denied), never served", NoteKind.UNTRANSLATABLE, scope))
+        return
+    if plan.status is FileStatus.DENIED_BELOW:
+        result.warnings.append(Note(file, 0, "", f"never read by Apache: "
+                                    f"{plan.denied_reason}; carried as comments",
+                                    NoteKind.INFO, scope))
+        return
     if plan.status is FileStatus.IGNORED:
         result.warnings.append(Note(
             file, 0, "", f"Apache never read it ({plan.in_force.describe()}, "

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from confmig.convert.httpd.denied import DENY_LINES
 from confmig.convert.httpd.judge import Verdict
 from confmig.convert.httpd.plan import EMPTY_CONFIG, FilePlan, FileStatus
 from confmig.convert.httpd.templating import render
@@ -77,6 +78,16 @@ def render_body(plan: FilePlan, *, keep_500: bool, indent: str = INDENT) -> Bloc
     body = Block()
     config = plan.config
     status = plan.status
+    if status is FileStatus.DENIED:
+        body.add(comment_lines(f"Denied: {plan.denied_reason}.", indent))
+        for line in DENY_LINES:
+            body.add(indent + line)
+        return body
+    if status is FileStatus.DENIED_BELOW:
+        body.add(comment_lines(f"Apache never read this file ({plan.denied_reason}); kept "
+                               "as comments.", indent))
+        _all_commented(plan, body, indent)
+        return body
     if status is FileStatus.IGNORED:
         body.add(comment_lines(f"Apache never read this file ({plan.in_force.describe()}, "
                                f"{plan.in_force.source}); kept as comments.", indent))
