@@ -18,7 +18,7 @@ from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
 from tests.corpus import needs_corpus
 from tests.nginx.servers import both
-from tests.verify.sites import corpus_site, corpus_vhosts, nested_rewrite_site
+from tests.verify.sites import corpus_site, corpus_vhosts, deep_site, nested_rewrite_site
 
 pytestmark = [pytest.mark.apache]
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -390,3 +390,16 @@ def test_well_known_exception_survives_the_dotfile_denial(site: object, apache_b
                              ("/.git", 403)]:
             a, b = pair.ask(path)
             assert a.status == b.status == status, (path, a.status, b.status)
+
+
+def test_depth_ten_tree(apache_binary: object, nginx_binary: object) -> None:
+    """The benchmark's deep tree: an .htaccess at the deepest level and the levels above."""
+    root = deep_site()
+    try:
+        report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=2000))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert report.exit_code == 0, report.summary()
+    assert report.compared > 100
+    # only Header set Cache-Control beside mod_expires is announced (nginx would send both)
+    assert {n.directive for n in report.conversion.untranslatable} == {"Header"}
