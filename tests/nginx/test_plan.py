@@ -81,6 +81,11 @@ def test_access_that_depends_on_the_client(site) -> None:
                  "not/.htaccess": "<RequireAll>\nRequire all granted\nRequire not ip 10.0.0.1\n"
                                   "</RequireAll>\n",
                  "env/.htaccess": "Require env FOO\n",
+                 "neg/.htaccess": "<RequireAll>\nRequire ip 10.0.0.0/8\n"
+                                  "Require not ip 10.1.0.0/16\n</RequireAll>\n",
+                 "ord/.htaccess": "Order allow,deny\nAllow from 10.0.0.0/8\n"
+                                  "Deny from 10.1.0.0/16\n",
+                 "v6/.htaccess": "Require ip ::1 2001:db8::/32\n",
                  "all/.htaccess": "Require all denied\n"})
     by_url = {s.url: s.settings.access for s in plan_docroot(root).scopes}
     assert (by_url["/ip/"].decision, by_url["/ip/"].networks) == ("by-address",
@@ -88,6 +93,9 @@ def test_access_that_depends_on_the_client(site) -> None:
     assert by_url["/old/"].networks == ("127.0.0.1/32", "10.2.0.0/16")
     assert by_url["/not/"].decision == "conditional"  # a negation: not a set of networks
     assert by_url["/env/"].decision == "conditional"
+    # a hole in a granted network (negated or denied): not one set of networks → denied
+    assert by_url["/neg/"].decision == by_url["/ord/"].decision == "conditional"
+    assert by_url["/v6/"].networks == ("::1/128", "2001:db8::/32")
     assert (by_url["/all/"].decision, by_url["/all/"].status) == ("denied", 403)
     assert by_url["/"].decision == "granted"
 

@@ -278,18 +278,24 @@ def _granted_networks(config: DirConfig, decide: Callable[[str], set[int]]
         networks.append(network)
     if not networks:
         return ()
-    for network in networks:
-        inside = {network.network_address, network.broadcast_address,
-                  network.network_address + network.num_addresses // 2}
-        if any(decide(str(a)) != {0} for a in inside):
+    samples: set[ipaddress.IPv4Address | ipaddress.IPv6Address] = {
+        ipaddress.ip_address(c) for c in PROBE_CLIENTS}
+    # every network named anywhere (a denied or negated one too): its first, last and a
+    # middle address, and the addresses just outside it
+    for word in _address_words(config):
+        network = _network(word)
+        if network is None:
             return ()
-        for outside in (network.network_address - 1, network.broadcast_address + 1):
-            if not any(outside in n for n in networks) and decide(str(outside)) != {403}:
-                return ()
-    for client in PROBE_CLIENTS:
-        address = ipaddress.ip_address(client)
-        expected = {0} if any(address in n for n in networks) else {403}
-        if decide(client) != expected:
+        first, last = network.network_address, network.broadcast_address
+        samples |= {first, last, first + network.num_addresses // 2}
+        for outside in (int(first) - 1, int(last) + 1):
+            if 0 <= outside < 2 ** network.max_prefixlen:
+                samples.add(ipaddress.ip_address(outside) if network.version == 4
+                            else ipaddress.IPv6Address(outside))
+    for address in sorted(samples, key=lambda a: (a.version, int(a))):
+        expected = {0} if any(address in n for n in networks
+                              if n.version == address.version) else {403}
+        if decide(str(address)) != expected:
             return ()
     return tuple(str(n) for n in networks)
 
