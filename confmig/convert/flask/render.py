@@ -56,6 +56,7 @@ class Renderer:
         self.root = plan.document_root.rstrip("/")
         self.notes: list[Note] = []
         self.uses_pcre2 = False
+        self.env_names = _env_names(plan)
 
     # -- notes --------------------------------------------------------------------------
 
@@ -73,10 +74,10 @@ class Renderer:
     # -- the module ---------------------------------------------------------------------
 
     def render(self) -> FlaskOutput:
-        scopes = [self.scope(s) for s in self.plan.scopes]
         for note in self.plan.notes:
             self.note(note.source, note.directive, note.reason, note.scope,
                       note.changes_behaviour)
+        scopes = [self.scope(s) for s in self.plan.scopes]
         table = Call("", scopes, exploded=True)
         lines = table.lines(0, "SCOPES: tuple[Scope, ...] = ")
         script = self.regex(SCRIPT_PATTERN, False, [])
@@ -97,6 +98,9 @@ class Renderer:
         url = scope.url
         where = ", ".join(self.short(s) for s in scope.sources) or "server configuration"
         comments = [f"{url} ({where})"]
+        comments += [f"{'untranslatable' if n.changes_behaviour else 'note'}: "
+                     f"{self.short(n.location)} {n.directive}: {n.reason}"
+                     for n in self.notes if n.scope == scope.directory]
         settings = self.settings(scope.settings, scope, comments)
         files = [self.files(f, scope) for f in scope.files]
         items = [Item(Lit(pystr(url))), Item(settings)]
@@ -276,6 +280,10 @@ class Renderer:
                 items.append(Item(Lit("True"), name))
         if rule.skip:
             items.append(Item(Lit(str(rule.skip)), "skip"))
+        if rule.env and not why:
+            items.append(Item(tup([Lit(pystr(e)) for e in rule.env]), "env"))
+        if rule.mime_type and not why:
+            items.append(Item(Lit(pystr(rule.mime_type)), "mime_type"))
         return Item(Call("Rule", items), comments=comments)
 
     @staticmethod
@@ -285,15 +293,19 @@ class Renderer:
 
     def unsupported(self, rule: Rule) -> str:
         flags = []
-        for name, label in (("env", "E"), ("cookies", "CO"), ("mime_type", "T"),
-                            ("handler", "H"), ("proxy", "P"), ("escape_backrefs", "B"),
-                            ("backref_escapes", "B="), ("unsafe_allow_3f", "UnsafeAllow3F")):
+        for name, label in (("cookies", "CO"), ("handler", "H"), ("proxy", "P"),
+                            ("escape_backrefs", "B"), ("backref_escapes", "B="),
+                            ("unsafe_allow_3f", "UnsafeAllow3F")):
             if getattr(rule, name):
                 flags.append(label)
         if flags:
             return f"the flag(s) {', '.join(flags)}"
         if rule.status_flag and rule.redirect_code not in (403, 410) and not rule.nosub:
             return f"[R={rule.redirect_code}] with a substitution"
+        for text in (*rule.env, rule.mime_type or ""):
+            why = self.template_unsupported(text)
+            if why:
+                return why
         return self.template_unsupported(rule.substitution if not rule.nosub else "")
 
     def cond_unsupported(self, cond: Condition) -> str:
@@ -301,15 +313,17 @@ class Renderer:
             return f"RewriteCond {cond.kind}"
         return self.template_unsupported(cond.test)
 
-    @staticmethod
-    def template_unsupported(text: str) -> str:
+    def template_unsupported(self, text: str) -> str:
         for token in tokenize(text):
             if token[0] == TOKEN_MAP:
                 return f"RewriteMap ${{{token[1]}:…}}"
             if token[0] == TOKEN_VAR:
                 name = token[1].upper()
+                if name.startswith("ENV:") and token[1][4:] in self.env_names:
+                    continue
                 if name not in VARIABLES and not (name.startswith("HTTP:") and len(name) > 5):
-                    return f"%{{{token[1]}}}"
+                    return f"%{{{token[1]}}}" + (" (an environment variable no rule sets)"
+                                                 if name.startswith("ENV:") else "")
         return ""
 
     def cond(self, cond: Condition, comments: list[str]) -> Code:
@@ -322,6 +336,21 @@ class Renderer:
             if getattr(cond, name) and not (name == "nocase" and cond.kind == "regex"):
                 items.append(Item(Lit("True"), name))
         return Call("Cond", items)
+
+
+def _env_names(plan: SitePlan) -> frozenset[str]:
+    """Environment variables the plan's [E=…] flags set (literal names), also as they are
+    seen after internal redirects (``REDIRECT_`` prefixed): %{ENV:…} of these is reproduced;
+    of any other (SetEnvIf, the server process' environment) it is not."""
+    names: set[str] = {"REDIRECT_STATUS"}  # set by every internal redirect
+    for scope in plan.scopes:
+        rw = scope.settings.rewrite
+        for rule in rw.rules if rw is not None else ():
+            for spec in rule.env:
+                name = spec.lstrip("!").partition(":")[0]
+                if name and "%" not in name and "$" not in name:
+                    names.update(f"{'REDIRECT_' * n}{name}" for n in range(4))
+    return frozenset(names)
 
 
 def render_plan(plan: SitePlan) -> FlaskOutput:
