@@ -240,3 +240,14 @@ def test_convert_stays_in_the_root_and_denies_what_it_did_not_read(site: Path) -
     (site / "x").unlink()
     followed = confmig("convert", "--to", "httpd", str(site), "--follow-symlinks")
     assert SECRET in followed.stdout  # asked for: read as Apache reads it
+
+
+def test_whole_file_findings_have_no_line_in_sarif_and_github(tmp_path: Path) -> None:
+    (tmp_path / "d" / ".htaccess").mkdir(parents=True)
+    sarif = confmig("lint", str(tmp_path), "--format", "sarif", "--no-cache", "--no-config")
+    [found] = json.loads(sarif.stdout)["runs"][0]["results"]
+    assert found["ruleId"] == "CTX009"
+    assert "region" not in found["locations"][0]["physicalLocation"]
+    github = confmig("lint", str(tmp_path), "--format", "github", "--no-cache", "--no-config")
+    [line] = [x for x in github.stdout.splitlines() if "CTX009" in x]
+    assert "line=" not in line and line.startswith("::error file=")

@@ -20,8 +20,9 @@ def render_github(result: LintResult) -> str:
     lines = []
     for f in result.findings:
         message = f.message + (f" ({f.hint})" if f.hint else "")
-        lines.append(f"::{_LEVEL[f.severity]} file={_prop(f.file)},line={f.line},"
-                     f"col={f.column},title={_prop(f.code)}::{_data(message)}")
+        where = f",line={f.line},col={f.column}" if f.line > 0 else ""  # the whole file
+        lines.append(f"::{_LEVEL[f.severity]} file={_prop(f.file)}{where},"
+                     f"title={_prop(f.code)}::{_data(message)}")
     for error in result.errors:
         lines.append(f"::error::{_data(error)}")
     return "\n".join(lines)

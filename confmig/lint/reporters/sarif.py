@@ -61,16 +61,18 @@ def sarif_log(result: LintResult) -> dict[str, Any]:
     results = []
     for f in result.findings:
         text = f.message + (f" — {f.hint}" if f.hint else "")
-        region: dict[str, int] = {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)}
-        if f.end_column:
-            region["endColumn"] = f.end_column
+        location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+        if f.line > 0:  # else about the file as a whole: no region
+            region = {"startLine": f.line, "startColumn": max(f.column, 1)}
+            if f.end_column:
+                region["endColumn"] = f.end_column
+            location["region"] = region
         results.append({
             "ruleId": f.code,
             "ruleIndex": index.get(f.code, index[INTERNAL_CODE]),
             "level": _LEVEL[f.severity],
             "message": {"text": text},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(f.file)}, "region": region}}],
+            "locations": [{"physicalLocation": location}],
         })
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "confmig", "version": __version__, "rules": rules}},
