@@ -125,6 +125,11 @@ def test_lint_parse_and_explain_never_print_a_file_outside_the_root(site: Path) 
     [not_read] = json.loads(parse.stdout)["docroot"]["not_read"]
     assert not_read["path"] == str(site / "up" / ".htaccess")
     assert not_read["state"] == "outside-root"
+    named = site / "up" / ".htaccess"
+    for command in ("lint", "parse"):
+        alone = confmig(command, str(named), "--no-config")
+        assert SECRET not in alone.stdout + alone.stderr
+        assert "outside the root" in alone.stdout + alone.stderr
     explain = confmig("explain", "/up/f.txt", "--root", str(site), "--no-config")
     assert SECRET not in explain.stdout + explain.stderr
     assert "403" in explain.stdout and "--follow-symlinks" in explain.stdout

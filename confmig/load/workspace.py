@@ -151,7 +151,7 @@ def load_path(
     elif kind == "config":
         pass  # already loaded, Includes and all
     elif kind == "htaccess":
-        check = check_access_file(str(path))
+        check = check_access_file(str(path), [os.path.realpath(path.parent)], follow_symlinks)
         if check.readable:
             ws.access[str(path)] = load_htaccess(path, ws.state)
         else:
