@@ -23,7 +23,8 @@ from pathlib import Path
 from confmig.load.accessfile import AccessCheck, check_access_file, in_tree, is_special
 
 # A walk that follows symlinks can meet the same directories again and again through links
-# (each a path Apache walks too); past this many directories it stops and says so.
+# (each a path Apache walks too); past this many directories it stops and says so.  Without
+# following them the tree itself bounds the walk.
 MAX_DIRECTORIES = 200_000
 
 
@@ -51,11 +52,13 @@ def scan_docroot(
     scan = DocrootScan(root=root, follow_symlinks=follow_symlinks)
     real_root = os.path.realpath(root)
     roots = [real_root]
-    # (directory as walked, the (st_dev, st_ino) of the directories above it and itself)
-    pending: list[tuple[Path, frozenset[tuple[int, int]]]] = [(root, _ident(root))]
+    # (directory as walked, its real path, and — following symlinks — the (st_dev, st_ino)
+    # of the directories above it and itself, so a link back up is not followed again)
+    start = _ident(root) if follow_symlinks else frozenset()
+    pending: list[tuple[Path, str, frozenset[tuple[int, int]]]] = [(root, real_root, start)]
     while pending:
-        directory, chain = pending.pop()
-        if scan.directories >= MAX_DIRECTORIES:
+        directory, real, chain = pending.pop()
+        if follow_symlinks and scan.directories >= MAX_DIRECTORIES:
             scan.truncated = True
             scan.skipped.append((directory, f"not walked: more than {MAX_DIRECTORIES} "
                                             "directories"))
@@ -82,10 +85,12 @@ def scan_docroot(
                 continue
             if entry.is_dir(follow_symlinks=False):
                 path = Path(entry.path)
-                if is_special(os.path.realpath(path)):
+                child_real = os.path.join(real, entry.name)  # no link on the way: real too
+                if is_special(child_real):
                     scan.skipped.append((path, "not walked: /proc, /sys and /dev never are"))
                     continue
-                subdirs.append((path, chain | _ident(path)))
+                subdirs.append((path, child_real, chain | _ident(path) if follow_symlinks
+                                else chain))
         pending.extend(reversed(subdirs))
     scan.access_files.sort(key=lambda p: (len(p.parts), str(p)))
     return scan
@@ -116,8 +121,10 @@ def _access_file(scan: DocrootScan, directory: Path, names: dict[str, os.DirEntr
 
 
 def _link(scan: DocrootScan, link: Path, real_root: str,
-          chain: frozenset[tuple[int, int]]) -> tuple[Path, frozenset[tuple[int, int]]] | None:
-    """A symlink met by the walk: the (directory, chain) to walk through it, or None."""
+          chain: frozenset[tuple[int, int]]
+          ) -> tuple[Path, str, frozenset[tuple[int, int]]] | None:
+    """A symlink met by the walk: the (directory, real path, chain) to walk through it, or
+    None."""
     target = os.path.realpath(link)
     try:
         info = os.stat(link)
@@ -138,7 +145,7 @@ def _link(scan: DocrootScan, link: Path, real_root: str,
             scan.skipped.append((link, f"symlink to {target}, a directory above it: not "
                                        "followed again (a loop)"))
             return None
-        return link, chain | {ident}
+        return link, target, chain | {ident}
     reason = ("symlink to a directory inside the root: its files are read through their "
               "real path" if inside else
               f"symlink to a directory outside the root ({target}): not walked "
