@@ -222,3 +222,29 @@ def test_too_many_headers_is_400(tmp_path: Path) -> None:
     args = ["--host", "example.com", *[a for i in range(100) for a in ("-H", f"X-{i}: v")]]
     assert _explain(root, "/index.html", *args[:-2])[1]["status"] == 200  # 99 + Host
     assert _explain(root, "/index.html", *args)[1]["status"] == 400  # 100 + Host
+
+
+def test_a_huge_internal_redirect_limit_does_not_hang(tmp_path: Path) -> None:
+    """``LimitInternalRecursion 100000`` and a rewrite loop: Apache needs 21 s for 1,000
+    redirects (each copies the environment under one more ``REDIRECT_`` prefix) and minutes
+    beyond; the model stops at 1,000, answers 500 and says it did not follow them all."""
+    root = _site(tmp_path, {"www/.htaccess": "RewriteEngine On\nRewriteRule ^x$ /y [L]\n"
+                                             "RewriteRule ^y$ /x [L]\n"})
+    conf = tmp_path / "httpd.conf"
+    conf.write_text(f'LoadModule rewrite_module /usr/lib/apache2/modules/mod_rewrite.so\n'
+                    f'DocumentRoot "{root / "www"}"\nLimitInternalRecursion 100000\n'
+                    f'<Directory "{root / "www"}">\n    AllowOverride All\n'
+                    "    Require all granted\n</Directory>\n")
+    start = time.monotonic()
+    code, data = _explain_config(conf, "/x")
+    assert code == 0
+    assert data["status"] == 500
+    assert any("internal redirects" in u for u in data["unsupported"])
+    assert time.monotonic() - start < 60
+
+
+def _explain_config(conf: Path, url: str) -> tuple[int, dict]:
+    result = runner.invoke(app, ["explain", url, "--config", str(conf), "-f", "json"])
+    assert result.exception is None or isinstance(result.exception, SystemExit), \
+        result.exception
+    return result.exit_code, json.loads(result.output) if result.exit_code == 0 else {}
