@@ -65,7 +65,8 @@ class Renderer:
         src = source or Source(scope, 0)
         self.notes.append(Note(src.file, src.line, directive, reason,
                                NoteKind.UNTRANSLATABLE if behaviour else NoteKind.INFO, scope))
-        return f"{'untranslatable' if behaviour else 'note'}: {src} {directive}: {reason}"
+        return (f"{'untranslatable' if behaviour else 'note'}: {self.short(src)} {directive}: "
+                f"{reason}")
 
     def short(self, source: Source | str | None) -> str:
         text = str(source) if source is not None else "server configuration"
