@@ -418,13 +418,15 @@ def verify(
 @app.command()
 def bench(
     depth: Annotated[int, typer.Option(help="Depth of the generated directory chain.")] = 10,
-    files: Annotated[int, typer.Option(help="Files per directory (N.foo even, N.bar odd).")]
-    = 50,
+    files: Annotated[int | None, typer.Option(help="Files per directory (N.foo even, N.bar "
+                                              "odd); default 50.")] = None,
     htaccess: Annotated[str, typer.Option(help="Where .htaccess files go: leaf, every, or N "
                                           "(every Nth level).")] = "leaf",
-    targets: Annotated[str, typer.Option(help="Comma-separated targets; apache-htaccess is "
-                                         "the baseline.")] = "apache-htaccess,apache-httpd",
-    mpm: Annotated[str, typer.Option(help="Apache MPMs, comma-separated.")] = "event,prefork",
+    targets: Annotated[str | None, typer.Option(
+        help="Comma-separated targets, or all: apache-htaccess (the baseline), apache-httpd, "
+             "nginx, flask-gunicorn; default apache-htaccess,apache-httpd.")] = None,
+    mpm: Annotated[str | None, typer.Option(help="Apache MPMs, comma-separated; default "
+                                            "event,prefork.")] = None,
     concurrency: Annotated[str, typer.Option(help="Connections, e.g. 1,2,4,10,50.")] = "10",
     depth_sweep: Annotated[str | None, typer.Option(help="Depths to sweep, e.g. 1,5,10,20 "
                                                     "(instead of --depth).")] = None,
@@ -434,7 +436,8 @@ def bench(
     = None,
     size: Annotated[str, typer.Option(help="small or large files.")] = "small",
     keepalive: Annotated[str, typer.Option(help="on, off or both.")] = "on",
-    repeat: Annotated[int, typer.Option(help="Repetitions (runs alternate A B A B).")] = 3,
+    repeat: Annotated[int | None, typer.Option(help="Repetitions (runs alternate A B A B); "
+                                               "default 3.")] = None,
     site: Annotated[Path | None, typer.Option(help="Benchmark this docroot instead of a "
                                              "generated tree.")] = None,
     keep: Annotated[bool, typer.Option(help="Keep the generated trees.")] = False,
@@ -444,6 +447,12 @@ def bench(
                                                    "HTML report.")] = None,
     client: Annotated[str | None, typer.Option(help="wrk, ab or builtin (default: the best "
                                                "installed).")] = None,
+    wsgi_workers: Annotated[int | None, typer.Option(help="WSGI server worker processes "
+                                                     "(default: one per server core).")]
+    = None,
+    wsgi_threads: Annotated[int, typer.Option(help="Threads per WSGI worker.")] = 1,
+    quick: Annotated[bool, typer.Option(help="A smoke answer in seconds: every target, 6 files, "
+                                        "event only, one 1 s run each.")] = False,
 ) -> None:
     """Measure each migration on real servers: req/s, latency and .htaccess lookups per
     request, verified answers first. Exit 0, 1 if a target answered differently from the
@@ -458,7 +467,8 @@ def bench(
             depth=depth, files=files, htaccess=htaccess, targets=targets, mpm=mpm,
             concurrency=concurrency, depth_sweep=depth_sweep, urls=urls, duration=duration,
             requests=requests, size=size, keepalive=keepalive, repeat=repeat, site=site,
-            keep=keep, json_path=json_file, html_path=html_file, client=client)
+            keep=keep, json_path=json_file, html_path=html_file, client=client,
+            wsgi_workers=wsgi_workers, wsgi_threads=wsgi_threads, quick=quick)
         report = run_bench(options, err)
     except (BenchUsageError, BenchError) as exc:
         fail(str(exc))

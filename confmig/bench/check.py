@@ -9,11 +9,13 @@ status, ``Location``, a hash of the body, and every header a configuration can s
 from __future__ import annotations
 
 import http.client
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from confmig.servers import http_get
-from confmig.verify.compare import Observed, differences, failed, observe
+from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
+
+Differences = Callable[[Observed, Observed], list[FieldDiff]]
 
 #: How many of the benchmark URLs are compared (all of them when there are fewer).
 MAX_CHECKED_URLS = 60
@@ -66,20 +68,21 @@ def fetch_answers(base_url: str, port: int, paths: Sequence[str]) -> dict[str, O
     return answers
 
 
-def compare(name: str, baseline: dict[str, Observed],
-            candidate: dict[str, Observed]) -> CheckResult:
-    """Compare two servers' answers URL by URL."""
+def compare(name: str, baseline: dict[str, Observed], candidate: dict[str, Observed],
+            diff: Differences = differences) -> CheckResult:
+    """Compare two servers' answers URL by URL (with *diff*: the target's own comparison,
+    which knows what that kind of server writes on its own)."""
     result = CheckResult(name, checked=len(baseline))
     for path, want in baseline.items():
         got = candidate.get(path)
         if got is None:
             result.differences.append({"path": path, "what": "not requested"})
             continue
-        for diff in differences(want, got):
+        for found in diff(want, got):
             result.differences.append({
-                "path": path, "field": diff.field, "baseline": diff.original,
-                "target": diff.converted,
-                "what": f"{diff.field} {diff.converted!r}, baseline {diff.original!r}"})
+                "path": path, "field": found.field, "baseline": found.original,
+                "target": found.converted,
+                "what": f"{found.field} {found.converted!r}, baseline {found.original!r}"})
     return result
 
 

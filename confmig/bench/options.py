@@ -28,7 +28,27 @@ KEEPALIVE_MODES = ("on", "off", "both")
 MPMS = ("event", "prefork", "worker")
 CLIENTS = ("wrk", "ab", "builtin")
 DEFAULT_TARGETS = ("apache-htaccess", "apache-httpd")
+#: ``--targets all``: every target the converter registry names (the ones this machine
+#: cannot run are reported as unavailable).
+ALL_TARGETS = "all"
 BASELINE = "apache-htaccess"
+MAX_WSGI_WORKERS = 64
+MAX_WSGI_THREADS = 64
+
+
+@dataclass(frozen=True)
+class QuickPreset:
+    """``--quick``: a smoke answer in seconds — a small tree, one MPM, one short run per
+    target, every target (what the user gives explicitly still wins)."""
+
+    files: int = 6
+    mpms: tuple[str, ...] = ("event",)
+    duration_s: float = 1.0
+    repeat: int = 1
+    warmup_s: float = 0.0
+
+
+QUICK = QuickPreset()
 
 
 class BenchUsageError(ValueError):
@@ -60,6 +80,10 @@ class BenchOptions:
     warmup_s: float = 1.0
     strace: bool = True
     seed: int = 1
+    #: WSGI server processes and threads per process; None: one worker per server core.
+    wsgi_workers: int | None = None
+    wsgi_threads: int = 1
+    quick: bool = False
 
     @property
     def depths(self) -> tuple[int, ...]:
@@ -125,6 +149,9 @@ class BenchOptions:
                 raise BenchUsageError(f"--site {self.site}: not a directory")
         if not self.targets:
             raise BenchUsageError("--targets needs at least one target")
+        if self.wsgi_workers is not None:
+            _bounded("--wsgi-workers", self.wsgi_workers, 1, MAX_WSGI_WORKERS)
+        _bounded("--wsgi-threads", self.wsgi_threads, 1, MAX_WSGI_THREADS)
         if not 0 <= self.warmup_s <= 10:
             raise BenchUsageError("warm-up must be between 0 and 10 s")
         self._check_outputs()
@@ -209,22 +236,41 @@ def parse_name_list(option: str, text: str) -> tuple[str, ...]:
     return names
 
 
-def options_from_cli(*, depth: int, files: int, htaccess: str, targets: str, mpm: str,
-                     concurrency: str, depth_sweep: str | None, urls: str,
+def options_from_cli(*, depth: int, files: int | None, htaccess: str, targets: str | None,
+                     mpm: str | None, concurrency: str, depth_sweep: str | None, urls: str,
                      duration: str | None, requests: int | None, size: str, keepalive: str,
-                     repeat: int, site: Path | None, keep: bool, json_path: Path | None,
-                     html_path: Path | None, client: str | None) -> BenchOptions:
-    """Turn the command line's strings into validated :class:`BenchOptions`."""
+                     repeat: int | None, site: Path | None, keep: bool,
+                     json_path: Path | None, html_path: Path | None, client: str | None,
+                     wsgi_workers: int | None = None, wsgi_threads: int = 1,
+                     quick: bool = False) -> BenchOptions:
+    """Turn the command line's strings into validated :class:`BenchOptions`.
+
+    ``None`` means "not given": the default, or with *quick* the :data:`QUICK` value (and every
+    target); a value the user gave always wins.
+    """
     if duration is not None and requests is not None:
         raise BenchUsageError("give either --duration or --requests, not both")
-    duration_s = None if requests is not None else parse_duration(duration or "3s")
+    defaults = BenchOptions()
+    duration_s = None if requests is not None else (
+        parse_duration(duration) if duration is not None
+        else QUICK.duration_s if quick else defaults.duration_s)
+    if targets is None:
+        targets = ALL_TARGETS if quick else ",".join(DEFAULT_TARGETS)
+    if mpm is None:
+        mpms = QUICK.mpms if quick else defaults.mpms
+    else:
+        mpms = parse_name_list("--mpm", mpm)
     return BenchOptions(
-        depth=depth, files=files, htaccess=htaccess.strip().lower(),
+        depth=depth,
+        files=files if files is not None else QUICK.files if quick else defaults.files,
+        htaccess=htaccess.strip().lower(),
         targets=parse_name_list("--targets", targets),
-        mpms=parse_name_list("--mpm", mpm),
+        mpms=mpms,
         concurrency=parse_int_list("--concurrency", concurrency),
         depth_sweep=parse_int_list("--depth-sweep", depth_sweep) if depth_sweep else (),
         urls=urls, duration_s=duration_s, requests=requests, size=size, keepalive=keepalive,
-        repeat=repeat, site=site, keep=keep, json_path=json_path, html_path=html_path,
-        client=client,
+        repeat=repeat if repeat is not None else QUICK.repeat if quick else defaults.repeat,
+        site=site, keep=keep, json_path=json_path, html_path=html_path, client=client,
+        warmup_s=QUICK.warmup_s if quick else defaults.warmup_s,
+        wsgi_workers=wsgi_workers, wsgi_threads=wsgi_threads, quick=quick,
     ).validate()

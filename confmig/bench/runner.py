@@ -24,7 +24,7 @@ from typing import Any
 from confmig import __version__
 from confmig.bench.check import baseline_problem, checked_paths, compare, fetch_answers
 from confmig.bench.clients import ClientError, LoadClient, LoadSpec, choose_client
-from confmig.bench.options import BenchOptions, BenchUsageError
+from confmig.bench.options import ALL_TARGETS, BenchOptions, BenchUsageError
 from confmig.bench.pinning import CpuPlan, plan_cpus
 from confmig.bench.records import (
     Condition,
@@ -104,7 +104,9 @@ class BenchReport:
 
 def resolve_targets(names: Sequence[str]) -> list[type[Target]]:
     """Target classes for *names*, the baseline first (added when not named: every ratio and
-    every correctness check is relative to it)."""
+    every correctness check is relative to it); ``all`` is every registered target."""
+    if ALL_TARGETS in names:
+        names = list(TARGETS)
     unknown = [n for n in names if n not in TARGETS]
     if unknown:
         raise BenchUsageError(f"unknown target {unknown[0]!r}; choose from {', '.join(TARGETS)}")
@@ -144,6 +146,7 @@ class _Runner:
         self.ceiling_failed = False
         self.warnings: list[str] = []
         self.classes = resolve_targets(options.targets)
+        self.wsgi_workers = options.wsgi_workers or len(cpus.server or os.sched_getaffinity(0))
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -224,7 +227,8 @@ class _Runner:
                   report: BenchReport) -> None:
         group = Group(depth, mpm, site.to_json(), paths)
         report.groups.append(group)
-        ctx = TargetContext(site.docroot, mpm, self.cpus.server, self.workdir)
+        ctx = TargetContext(site.docroot, mpm, self.cpus.server, self.workdir,
+                            self.wsgi_workers, self.options.wsgi_threads)
         live: list[Target] = []
         with contextlib.ExitStack() as stack:
             for cls in self.classes:
@@ -310,7 +314,7 @@ class _Runner:
             assert record is not None
             got = want if target is baseline else fetch_answers(target.base_url, target.port,
                                                                 sample)
-            result = compare(target.name, want, got)
+            result = compare(target.name, want, got, target.differences)
             result.seq = self.next_seq()
             record.check = result
             if result.ok:
@@ -473,7 +477,11 @@ def run_bench(options: BenchOptions, ui: BenchUI | None = None) -> BenchReport:
             runner = _Runner(options, ui, client, cpus, workdir, stack)
             ui.message(cpus.note)
             ui.message(f"load client: {client.name} {client.version()}")
-            if BASELINE not in options.targets:
+            if any(cls.uses_wsgi for cls in runner.classes):
+                source = "--wsgi-workers" if options.wsgi_workers else "one per server core"
+                ui.message(f"WSGI servers: {runner.wsgi_workers} worker process(es) ({source}) "
+                           f"× {options.wsgi_threads} thread(s) each")
+            if BASELINE not in options.targets and ALL_TARGETS not in options.targets:
                 runner.warn(f"{BASELINE} added: it is the baseline every check and ratio is "
                             "relative to")
             if client.warning:

@@ -8,7 +8,8 @@ command line starts without loading every target):
   and whole-configuration modes :func:`confmig.convert.run` drives itself);
 * ``verify`` — ``(VerifyRequest) -> Setup``: the two servers a verification compares
   (``None`` for httpd: :func:`confmig.verify.session.prepare`);
-* ``bench`` — the ``confmig bench`` target that measures it, if any.
+* ``bench`` — the ``confmig bench`` targets that measure it, as ``module:Class`` (a
+  :class:`confmig.bench.targets.Target`): ``--targets`` accepts exactly these and the baseline.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Converter:
     summary: str
     convert: str | None = None
     verify: str | None = None
-    bench: str | None = None
+    bench: tuple[str, ...] = ()
     planned: bool = False
 
     def function(self, which: str) -> Callable[..., Any] | None:
@@ -33,20 +34,32 @@ class Converter:
         ref = getattr(self, which)
         if ref is None:
             return None
-        module, _, name = ref.partition(":")
-        return getattr(importlib.import_module(module), name)  # type: ignore[no-any-return]
+        return _load(ref)  # type: ignore[no-any-return]
+
+    def bench_targets(self) -> list[Any]:
+        """The ``confmig bench`` target classes of :attr:`bench`, imported now."""
+        return [_load(ref) for ref in self.bench]
+
+
+def _load(ref: str) -> Any:
+    """``module:name`` → the object."""
+    module, _, name = ref.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 CONVERTERS: tuple[Converter, ...] = (
-    Converter("httpd", "fold .htaccess files into <Directory> blocks", bench="apache-httpd"),
+    Converter("httpd", "fold .htaccess files into <Directory> blocks",
+              bench=("confmig.bench.targets.apache:ApacheHttpdTarget",)),
     Converter("nginx", "one nginx server { } that answers like Apache",
               convert="confmig.convert.nginx.command:convert_request",
-              verify="confmig.verify.nginx:prepare"),
+              verify="confmig.verify.nginx:prepare",
+              bench=("confmig.bench.targets.nginx:NginxTarget",)),
     Converter("plan", "the target-neutral site plan as JSON (what the emitters render)",
               convert="confmig.convert.nginx.command:plan_request"),
     Converter("flask", "one Python module (Flask) that answers like Apache",
               convert="confmig.convert.flask.command:convert_request",
-              verify="confmig.verify.flask:prepare"),
+              verify="confmig.verify.flask:prepare",
+              bench=("confmig.bench.targets.flask:FlaskGunicornTarget",)),
 )
 BY_NAME = {c.name: c for c in CONVERTERS}
 

@@ -1,5 +1,6 @@
-"""Benchmark targets. Adding one (nginx, Flask, …) is a small class in its own module with a
-``name``, a ``description`` and ``make_server()``, plus one line in :data:`TARGETS`."""
+"""Benchmark targets. Adding one is a small class in its own module with a ``name``, a
+``description`` and ``make_server()``, named in its converter's ``bench`` slot in
+:mod:`confmig.convert.registry` (the one list of what confmig converts to)."""
 
 from __future__ import annotations
 
@@ -12,12 +13,20 @@ from confmig.bench.targets.base import (
     process_group,
 )
 from confmig.bench.targets.ceiling import CeilingTarget
+from confmig.convert import registry
+
+
+def _registered() -> dict[str, type[Target]]:
+    """The baseline, then every converter's bench targets in the registry's order."""
+    found: dict[str, type[Target]] = {ApacheHtaccessTarget.name: ApacheHtaccessTarget}
+    for converter in registry.CONVERTERS:
+        for cls in converter.bench_targets():
+            found[cls.name] = cls
+    return found
+
 
 #: Every target ``--targets`` accepts, by name. The first is the baseline.
-TARGETS: dict[str, type[Target]] = {
-    ApacheHtaccessTarget.name: ApacheHtaccessTarget,
-    ApacheHttpdTarget.name: ApacheHttpdTarget,
-}
+TARGETS: dict[str, type[Target]] = _registered()
 BASELINE = ApacheHtaccessTarget.name
 
 __all__ = [

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import ClassVar
 
 from confmig.servers import ManagedServer
+from confmig.verify.compare import FieldDiff, Observed
+from confmig.verify.compare import differences as verify_differences
 from confmig.verify.targets import Target as VerifyTarget
 
 
@@ -28,12 +30,15 @@ class TargetUnavailable(RuntimeError):
 @dataclass(frozen=True)
 class TargetContext:
     """What every target is given: the site, the MPM for Apache targets, the server's cores,
-    and a private scratch directory for generated files."""
+    a private scratch directory for generated files, and the WSGI servers' worker and thread
+    counts (``--wsgi-workers`` / ``--wsgi-threads``)."""
 
     docroot: Path
     mpm: str
     cpus: frozenset[int] | None
     workdir: Path
+    wsgi_workers: int = 1
+    wsgi_threads: int = 1
 
 
 @dataclass
@@ -55,6 +60,8 @@ class Target(VerifyTarget):
     #: Whether the server reads .htaccess files (then strace's per-request count is expected
     #: to show lookups).
     reads_htaccess: ClassVar[bool] = False
+    #: Runs a WSGI server (``--wsgi-workers`` / ``--wsgi-threads`` apply).
+    uses_wsgi: ClassVar[bool] = False
 
     def __init__(self, ctx: TargetContext) -> None:
         self.ctx = ctx
@@ -70,6 +77,13 @@ class Target(VerifyTarget):
     def unavailable_reason(cls) -> str | None:
         """Why this target cannot run on this machine, or None."""
         return None
+
+    @staticmethod
+    def differences(original: Observed, converted: Observed) -> list[FieldDiff]:
+        """How this target's answer is compared with the baseline's: ``confmig verify``'s
+        comparison for this kind of server (nginx and Flask override it with verify's
+        allowances for what a server writes on its own)."""
+        return verify_differences(original, converted)
 
     def prepare(self) -> None:
         """Generate whatever the server needs (e.g. a converted config); may raise
