@@ -11,6 +11,9 @@ from confmig.bench.clients import LoadResult
 from confmig.bench.stats import Spread, ratio_spread, spread
 from confmig.bench.syscalls import SyscallSummary
 
+#: The latencies summarized per target and condition (milliseconds; each a median over runs).
+LATENCY_KEYS = ("mean", "p50", "p90", "p99")
+
 
 @dataclass(frozen=True)
 class Condition:
@@ -128,6 +131,8 @@ class Summary:
     client_bound: bool
     errors: int
     failed_runs: int
+    #: Bytes the client received per request (status line, headers and body), median.
+    bytes_per_request: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -137,6 +142,7 @@ class Summary:
             "latency_ms": {k: v.to_json() for k, v in self.latency_ms.items()},
             "ratio_to_baseline": self.ratio.to_json() if self.ratio else None,
             "client_bound": self.client_bound, "errors": self.errors,
+            "bytes_per_request": round(self.bytes_per_request, 1),
         }
 
 
@@ -157,15 +163,19 @@ def summarize_runs(runs: list[RunRecord], baseline: str) -> list[Summary]:
         if target != baseline and reps:
             ratio = ratio_spread([by_rep[i] for i in reps], [base[i] for i in reps])
         latency = {}
-        for key in ("p50", "p90", "p99"):
-            values = [r.result.latency_ms.get(key, 0.0) for r in valid if r.result]
+        for key in LATENCY_KEYS:
+            values = [r.result.latency_ms[key] for r in valid
+                      if r.result and key in r.result.latency_ms]
             if values:
                 latency[key] = spread(values)
+        sizes = [r.result.bytes / r.result.requests for r in valid
+                 if r.result and r.result.requests and r.result.bytes]
         summaries.append(Summary(
             condition=condition, target=target, label=records[0].label, runs=len(valid),
             rps=spread([r.rps for r in valid]) if valid else None, latency_ms=latency,
             ratio=ratio, client_bound=any(r.client_bound for r in valid),
             errors=sum(r.result.error_count for r in valid if r.result),
             failed_runs=len(records) - len(valid),
+            bytes_per_request=spread(sizes).median if sizes else 0.0,
         ))
     return summaries

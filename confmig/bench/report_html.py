@@ -10,10 +10,12 @@ from typing import Any
 
 import jinja2
 
+from confmig.bench.capacity import LINKS, capacity, overheads, peak_summaries
 from confmig.bench.charts import PALETTE, Point, Series, bar_chart, line_chart
 from confmig.bench.records import Summary
 from confmig.bench.runner import BenchReport
-from confmig.bench.summary import headline_lines
+from confmig.bench.summary import capacity_lines, headline_lines
+from confmig.bench.sweep import SweepFacet, sweep_facets
 from confmig.bench.targets import BASELINE
 from confmig.fs import atomic_write
 
@@ -119,13 +121,51 @@ def charts(report: BenchReport) -> list[str]:
     return [c for c in out if c]
 
 
+def mean_latency_chart(facet: SweepFacet, summaries: Sequence[Summary]) -> str:
+    """The sweep's chart: mean latency against concurrency, one line per target (whiskers:
+    min–max over the repetitions)."""
+    series = []
+    for target in facet.targets:
+        points = []
+        for s in summaries:
+            mean = s.latency_ms.get("mean")
+            if s.target == target.target and mean is not None and _title(s) == facet.title:
+                points.append(Point(s.condition.concurrency, mean.median, mean.min, mean.max))
+        series.append(Series(target.label, points))
+    return line_chart(f"mean latency vs concurrency — {facet.title}", series, "concurrency",
+                      "mean latency (ms)", log_x=True)
+
+
+def _title(s: Summary) -> str:
+    """The facet title of *s* (as :func:`confmig.bench.sweep.sweep_facets` writes it)."""
+    c = s.condition
+    where = "site" if c.depth is None else f"depth {c.depth}"
+    ka = "keep-alive" if c.keepalive else "no keep-alive"
+    return f"{where}, {c.mpm}, {ka}, {c.urls}, {c.size} files"
+
+
+def _capacity_rows(report: BenchReport) -> list[dict[str, Any]]:
+    rows = []
+    for s in peak_summaries(report.summaries):
+        cap = capacity(s)
+        if cap is None:
+            continue
+        rows.append({"summary": s, "cap": cap,
+                     "links": [(cap.link_rps(bps), cap.network_bound(bps)) for _, bps in LINKS]})
+    return rows
+
+
 def render_html(report: BenchReport) -> str:
     """The report page as one string."""
     data = report.to_json()
+    facets = sweep_facets(report.summaries)
     template = _environment().get_template("report.html.j2")
     return template.render(
         report=report, data=data, charts=charts(report), headlines=headline_lines(report),
         baseline=BASELINE, meta=data["meta"], options=data["options"],
+        sweeps=[(f, mean_latency_chart(f, report.summaries), f.sentences()) for f in facets],
+        overheads=overheads(report.summaries), capacity_rows=_capacity_rows(report),
+        capacity_lines=capacity_lines(report), links=[name for name, _ in LINKS],
     )
 
 

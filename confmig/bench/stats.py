@@ -61,3 +61,14 @@ def percentile(sorted_values: Sequence[float], pct: float) -> float:
         raise ValueError(f"percentile must be in (0, 100], got {pct}")
     rank = max(1, -(-len(sorted_values) * pct // 100))  # ceil without floats
     return float(sorted_values[int(rank) - 1])
+
+
+def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float]:
+    """Mean, p50/p90/p99 (nearest rank, as wrk and ab report them) and max of every
+    request's latency; zeros when there is none."""
+    values = sorted(latencies_ms)
+    if not values:
+        return {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0}
+    return {"p50": percentile(values, 50), "p90": percentile(values, 90),
+            "p99": percentile(values, 99), "mean": statistics.fmean(values),
+            "max": values[-1]}

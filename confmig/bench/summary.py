@@ -7,8 +7,10 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from confmig.bench.capacity import LINKS, capacity, overheads, peak_summaries
 from confmig.bench.records import Group, Summary
 from confmig.bench.runner import CLIENT_BOUND_FRACTION, BenchReport
+from confmig.bench.sweep import sweep_facets
 from confmig.bench.targets import BASELINE
 from confmig.bench.ui import results_tables
 
@@ -106,6 +108,63 @@ def ceiling_line(report: BenchReport) -> str:
             f"{CLIENT_BOUND_FRACTION:.0%} of it or more are flagged client-bound")
 
 
+def sweep_lines(report: BenchReport) -> list[str]:
+    """The concurrency sweep in sentences: saturation, slope, crossings (per facet)."""
+    lines = []
+    for facet in sweep_facets(report.summaries):
+        lines.append(f"concurrency sweep, {facet.title}:")
+        lines += [f"  {sentence}" for sentence in facet.sentences()]
+    return lines
+
+
+def capacity_table(report: BenchReport) -> Table | None:
+    """Each target's best req/s in Mbit/s and requests per month, against three links."""
+    rows = [(s, cap) for s in peak_summaries(report.summaries) if (cap := capacity(s))]
+    if not rows:
+        return None
+    table = Table(title="capacity at the measured response size (best concurrency); "
+                  "a link marked NETWORK would be full before the server",
+                  title_justify="left", title_style="bold", header_style="bold")
+    for name in ("target", "c", "req/s", "B/resp", "Mbit/s", "req/month",
+                 *(f"{link} link, req/s" for link, _ in LINKS)):
+        table.add_column(name, justify="left" if name == "target" else "right")
+    for s, cap in rows:
+        links = [compact(cap.link_rps(bps)) + (" NETWORK" if cap.network_bound(bps) else "")
+                 for _, bps in LINKS]
+        table.add_row(s.label, str(s.condition.concurrency), f"{cap.rps:,.0f}",
+                      f"{cap.bytes_per_request:,.0f}", f"{cap.mbit_s:,.1f}",
+                      compact(cap.requests_per_month), *links)
+    return table
+
+
+def compact(value: float) -> str:
+    """``950``, ``31k``, ``12.6M``, ``1.07bn``: a large count at a glance."""
+    for limit, suffix in ((1e9, "bn"), (1e6, "M"), (1e4, "k")):
+        if value >= limit:
+            return f"{value / limit:.3g}{suffix}"
+    return f"{value:,.0f}"
+
+
+def capacity_lines(report: BenchReport) -> list[str]:
+    return [cap.limit_sentence(s.label) for s in peak_summaries(report.summaries)
+            if (cap := capacity(s))]
+
+
+def overhead_table(report: BenchReport) -> Table | None:
+    """Solution / mean / adjusted mean: the application servers' own cost per request."""
+    rows = overheads(report.summaries)
+    if not rows:
+        return None
+    table = Table(title="overhead over the cheapest static server (mean time per request, "
+                  "ms)", title_justify="left", title_style="bold", header_style="bold")
+    for name in ("condition", "solution", "mean", "adjusted mean"):
+        table.add_column(name, justify="left" if name in ("condition", "solution") else "right")
+    for row in rows:
+        table.add_row(row.condition.label, row.label, f"{row.mean_ms:.3f}",
+                      "—" if row.adjusted_ms is None else f"{row.adjusted_ms:+.3f}")
+    return table
+
+
 def summary_renderable(report: BenchReport) -> RenderableType:
     """Everything printed at the end of ``confmig bench``."""
     parts: list[RenderableType] = list(results_tables(report.summaries, BASELINE))
@@ -120,6 +179,12 @@ def summary_renderable(report: BenchReport) -> RenderableType:
     lines = headline_lines(report)
     if lines:
         parts.append(Text("\n".join(lines), style="bold"))
+    for extra in (overhead_table(report), capacity_table(report)):
+        if extra is not None:
+            parts.append(extra)
+    more = capacity_lines(report) + sweep_lines(report)
+    if more:
+        parts.append(Text("\n".join(more)))
     for warning in report.warnings:
         parts.append(Text(f"note: {warning}", style="yellow"))
     if report.workdir:

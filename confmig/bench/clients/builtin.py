@@ -19,7 +19,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from confmig.bench.clients.base import ClientError, LoadClient, LoadResult, LoadSpec
-from confmig.bench.stats import percentile
+from confmig.bench.stats import latency_summary
 
 MARK = "CONFMIG_JSON "
 
@@ -150,14 +150,10 @@ async def run_load(spec: LoadSpec) -> dict[str, object]:
     await asyncio.gather(*(_worker(shared, parts.hostname or "127.0.0.1", parts.port or 80)
                            for _ in range(spec.concurrency)))
     elapsed = time.perf_counter() - begin
-    lat = sorted(shared.latencies)
     return {
-        "requests": len(lat),
+        "requests": len(shared.latencies),
         "duration_s": elapsed,
-        "latency_ms": {
-            "p50": percentile(lat, 50), "p90": percentile(lat, 90), "p99": percentile(lat, 99),
-            "mean": sum(lat) / len(lat) if lat else 0.0, "max": lat[-1] if lat else 0.0,
-        },
+        "latency_ms": latency_summary(shared.latencies),
         "errors": shared.errors,
         "bytes": shared.bytes,
     }
