@@ -173,7 +173,7 @@ class _Reader:
             self.lazy_or_possessive()
 
     def lazy_or_possessive(self) -> None:
-        if self.peek() in ("?", "+") and self.peek():
+        if self.peek() in ("?", "+"):
             self.pos += 1
 
     def braces(self) -> tuple[int, int | None] | None:
