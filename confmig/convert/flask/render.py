@@ -10,6 +10,7 @@ have no Python form here answers 403 where it would apply, a conditional access 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -57,6 +58,8 @@ class Renderer:
         self.notes: list[Note] = []
         self.uses_pcre2 = False
         self.env_names = _env_names(plan)
+        self.constants: dict[str, str] = {}
+        self.constant_calls: list[tuple[str, Call]] = []
 
     # -- notes --------------------------------------------------------------------------
 
@@ -80,7 +83,14 @@ class Renderer:
                       note.changes_behaviour)
         scopes = [self.scope(s) for s in self.plan.scopes]
         table = Call("", scopes, exploded=True)
-        lines = table.lines(0, "SCOPES: tuple[Scope, ...] = ")
+        lines: list[str] = []
+        for name, call in self.constant_calls:
+            directory, base = call.items[0].value.inline(), call.items[1].value.inline()
+            lines.append(comment(f"The rules of {directory[1:-1]} (RewriteBase "
+                                 f"{base[1:-1] if base != 'None' else 'unset'})"))
+            lines += call.lines(0, f"{name} = ")
+            lines.append("")
+        lines += table.lines(0, "SCOPES: tuple[Scope, ...] = ")
         script = self.regex(SCRIPT_PATTERN, False, [])
         context = {
             "document_root": pystr(self.plan.document_root),
@@ -112,10 +122,16 @@ class Renderer:
     def files(self, files: FilesScope, scope: Scope) -> Item:
         comments = [f"{self.short(files.source)} {files.label}"]
         regex = self.regex(files.basename_regex, False, comments)
-        settings = self.settings(files.settings, scope, comments, in_files=True)
-        return Item(Call("Files", [Item(Lit(pystr(self.short(files.source)))), Item(regex),
-                                   Item(settings), Item(Lit(str(files.only_access)))],
-                         exploded=True), comments=comments)
+        items = [Item(Lit(pystr(self.short(files.source)))), Item(regex)]
+        own = self.settings(files.settings, scope, [], in_files=True, with_access=False)
+        base = self.settings(scope.settings, scope, [], in_files=True, with_access=False)
+        if own.inline() == base.inline():  # the usual case: only access differs
+            status = self.access(files.settings.access, scope, comments)
+            items.append(Item(Lit(str(status)), "access"))
+        else:
+            settings = self.settings(files.settings, scope, comments, in_files=True)
+            items.append(Item(settings, "settings"))
+        return Item(Call("Files", items), comments=comments)
 
     def regex(self, pattern: str, nocase: bool, comments: list[str]) -> Call:
         python, why = python_form(pattern)
@@ -133,9 +149,9 @@ class Renderer:
     # -- settings -----------------------------------------------------------------------
 
     def settings(self, s: Settings, scope: Scope, comments: list[str], *,
-                 in_files: bool = False) -> Call:
+                 in_files: bool = False, with_access: bool = True) -> Call:
         items: list[Item] = []
-        status = self.access(s.access, scope, comments)
+        status = self.access(s.access, scope, comments) if with_access else 0
         if status:
             items.append(Item(Lit(str(status)), "access"))
         if s.rewrite is not None and not in_files:
@@ -244,8 +260,24 @@ class Renderer:
         items.append(Item(Call("", rules, exploded=bool(rules))))
         if "AllowNoSlash" in rw.options:
             items.append(Item(Lit("True"), "allow_no_slash"))
-        where = f"the rules of {rw.strip} (RewriteBase {rw.base or 'unset'})"
-        return Item(Call("Rewrite", items, exploded=True), "rewrite", [where])
+        call = Call("Rewrite", items, exploded=True)
+        return Item(Lit(self.constant(call, rw.strip)), "rewrite")
+
+    def constant(self, call: Call, url: str) -> str:
+        """A ruleset shared by several scopes is written once, as a module constant."""
+        text = call.inline()
+        name = self.constants.get(text)
+        if name is None:
+            stem = "REWRITE_" + (re.sub(r"[^A-Za-z0-9]+", "_", url).strip("_").upper()
+                                 or "ROOT")
+            name = stem
+            taken = {n for n, _ in self.constant_calls}
+            n = 2
+            while name in taken:
+                name, n = f"{stem}_{n}", n + 1
+            self.constants[text] = name
+            self.constant_calls.append((name, call))
+        return name
 
     def rule(self, rule: Rule, scope: Scope) -> Item:
         d = rule.directive
@@ -331,7 +363,7 @@ class Renderer:
         items = [Item(Lit(pystr(cond.test))), Item(Lit(pystr(cond.kind)))]
         if cond.kind == "regex":
             items.append(Item(self.regex(cond.pattern, cond.nocase, comments), "regex"))
-        else:
+        elif cond.kind not in ("-f", "-d", "-s", "-l"):
             items.append(Item(Lit(pystr(cond.pattern))))
         for name in ("negate", "nocase", "ornext", "novary"):
             if getattr(cond, name) and not (name == "nocase" and cond.kind == "regex"):
