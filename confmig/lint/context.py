@@ -43,9 +43,6 @@ if TYPE_CHECKING:
 # (the set confmig.servers.ApacheServer starts by default).
 ASSUMED_EXTRA_MODULES = ("rewrite", "headers", "expires")
 
-OVERRIDE_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
-
-
 @dataclass(frozen=True, slots=True)
 class Overrides:
     """The AllowOverride / AllowOverrideList in force for one directory.

@@ -5,7 +5,7 @@ options of the directory walk (``core_opts_merge``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -162,9 +162,23 @@ def _options(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str 
     """``set_options``, including its rule that +/- and plain options must not be mixed."""
     core = b.core
     opts = core.get("opts", OPT_SERVER_DEFAULT if b.context == "server" else OPT_UNSET)
-    add, remove = core.get("opts_add", 0), core.get("opts_remove", 0)
+    read = read_options(d.args, opts, core.get("opts_add", 0), core.get("opts_remove", 0),
+                        b.override_opts)
+    if isinstance(read, str):
+        return read
+    opts, add, remove = read
+    core.update(opts=opts, opts_add=add, opts_remove=remove)
+    return None
+
+
+def read_options(args: Sequence[str], opts: int = OPT_UNSET, add: int = 0, remove: int = 0,
+                 override_opts: int = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI
+                 ) -> tuple[int, int, int] | str:
+    """``set_options``: the ``(opts, add, remove)`` bits after an ``Options`` line with
+    *args*, starting from the section's, or Apache's error message for the line.
+    *override_opts*: the options an ``.htaccess`` may set (``AllowOverride Options=``)."""
     first, merge, all_none = True, False, False
-    for word in d.args:
+    for word in args:
         action = ""
         if word[:1] in ("+", "-"):
             action, word = word[0], word[1:]
@@ -192,7 +206,7 @@ def _options(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str 
             bit = OPTION_BITS[low]
         else:
             return f"Illegal option {word}"
-        if (b.override_opts & bit) != bit:
+        if (override_opts & bit) != bit:
             return f"Option {word} not allowed here"
         if action == "-":
             remove |= bit
@@ -205,10 +219,9 @@ def _options(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str 
         else:
             opts |= bit
         first = False
-    if not d.args:
+    if not args:
         return "Options requires at least one argument"
-    core.update(opts=opts, opts_add=add, opts_remove=remove)
-    return None
+    return opts, add, remove
 
 
 def parse_allow_override(args: Iterable[str]) -> tuple[frozenset[str], frozenset[str],

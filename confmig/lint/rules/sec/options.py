@@ -1,24 +1,18 @@
-"""``Options`` arguments as core's ``set_options`` reads them."""
+"""``Options`` arguments as core's ``set_options`` reads them (asked of the model:
+:func:`confmig.model.merge.core.read_options`)."""
 
 from __future__ import annotations
 
+from confmig.model.merge.core import OPTION_BITS, read_options
 from confmig.syntax import Directive
-
-# What "All" switches on (everything but MultiViews).
-ALL_OPTIONS = frozenset({"indexes", "includes", "followsymlinks", "execcgi"})
 
 
 def enables(d: Directive, option: str) -> bool:
-    """Whether this ``Options`` line turns ``option`` (lower-case) on."""
-    on = False
-    for arg in d.args:
-        word = arg.lower()
-        sign = word[:1] if word[:1] in "+-" else ""
-        name = word[1:] if sign else word
-        if name == "all":
-            on = sign != "-" and option in ALL_OPTIONS
-        elif name == "none":
-            on = False
-        elif name == option:
-            on = sign != "-"
-    return on
+    """Whether this ``Options`` line turns ``option`` (lower-case: ``indexes``, ``execcgi``…)
+    on — ``All``, and ``RunScripts`` for ExecCGI, included; a line Apache refuses turns
+    nothing on."""
+    read = read_options(d.args)
+    if isinstance(read, str):
+        return False
+    bit = OPTION_BITS[option]
+    return read[0] & bit == bit
