@@ -321,8 +321,12 @@ class _Runner:
                 kept.append(target)
                 self.ui.message(f"✓ {target.label}: verified on {result.checked} URLs", "ok")
             else:
-                self.not_measured(record, "it answers differently from the baseline: "
-                                          + result.summary())
+                announced = record.details.get("untranslatable", 0)
+                why = "it answers differently from the baseline: " + result.summary()
+                if announced:
+                    why += (f" (its converter announced {announced} construct(s) it does not "
+                            "reproduce: see the notes)")
+                self.not_measured(record, why)
                 target.stop()
         return kept
 

@@ -70,3 +70,25 @@ def test_out_of_bounds_values_are_refused(bad: dict[str, object]) -> None:
 def test_site_and_depth_sweep_exclude_each_other(tmp_path: Path) -> None:
     with pytest.raises(BenchUsageError, match="--site"):
         cli(site=tmp_path, depth_sweep="1,2")
+
+
+def test_quick_fills_in_only_what_was_not_given() -> None:
+    unset = dict(files=None, targets=None, mpm=None, repeat=None)
+    plain = cli(**unset)
+    assert (plain.files, plain.targets, plain.mpms, plain.repeat, plain.duration_s,
+            plain.warmup_s) == (50, ("apache-htaccess", "apache-httpd"), ("event", "prefork"),
+                                3, 3.0, 1.0)
+    quick = cli(**unset, quick=True)
+    assert (quick.files, quick.targets, quick.mpms, quick.repeat, quick.duration_s,
+            quick.warmup_s) == (6, ("all",), ("event",), 1, 1.0, 0.0)
+    mine = cli(files=20, targets="apache-htaccess,nginx", mpm="prefork", repeat=2,
+               duration="2s", quick=True)
+    assert (mine.files, mine.targets, mine.mpms, mine.repeat, mine.duration_s) == (
+        20, ("apache-htaccess", "nginx"), ("prefork",), 2, 2.0)
+
+
+@pytest.mark.parametrize(("option", "value"), [("wsgi_workers", 0), ("wsgi_workers", 65),
+                                               ("wsgi_threads", 0), ("wsgi_threads", 65)])
+def test_wsgi_counts_are_bounded(option: str, value: int) -> None:
+    with pytest.raises(BenchUsageError, match=option.replace("_", "-")):
+        cli(**{option: value})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 
@@ -106,3 +107,61 @@ def test_chart_primitives() -> None:
     assert line_chart("empty", [], "x", "y") == ""
     bars = bar_chart("b", [("a <&>", Point(0, 3, 2, 4))], "req/s")
     assert "a &lt;&amp;&gt;" in bars
+
+
+def sweep_report() -> BenchReport:
+    """apache-httpd and flask-gunicorn over a concurrency sweep, 2 repetitions each."""
+    options = BenchOptions(concurrency=(1, 2, 10), repeat=2, mpms=("event",),
+                           targets=("apache-htaccess", "apache-httpd", "flask-gunicorn"))
+    report = BenchReport(options, dict(META))
+    seq = 0
+    for conc in (1, 2, 10):
+        cond = Condition(10, "event", True, conc, "deepest", "small")
+        for rep in range(2):
+            for name, peak, floor in (("apache-htaccess", 10_000, 0.3),
+                                      ("apache-httpd", 18_000, 0.2),
+                                      ("flask-gunicorn", 700, 1.5)):
+                seq += 1
+                rps = min(conc * 1000 / floor, peak) * (1 + rep / 20)
+                mean = conc / rps * 1000
+                report.runs.append(RunRecord(seq, cond, name, name, rep, "t", LoadResult(
+                    requests=int(rps * 2), duration_s=2.0, bytes=int(rps * 2) * 400,
+                    latency_ms={"mean": mean, "p50": mean, "p90": mean * 2,
+                                "p99": mean * 3})))
+    report.summaries = summarize_runs(report.runs, "apache-htaccess")
+    return report
+
+
+def test_html_answers_the_sweep_overhead_and_capacity_questions() -> None:
+    report = sweep_report()
+    html = render_html(report)
+    assert not re.search(r"https?://", html)
+    assert "<h2>Latency against concurrency</h2>" in html
+    assert "mean latency vs concurrency — depth 10, event, keep-alive, deepest, small" in html
+    assert "flask-gunicorn: saturated already at c=1" in html
+    assert "<h2>Overhead over a baseline</h2>" in html
+    assert "<h2>Capacity in operators' units</h2>" in html
+    assert "the server, not the network, is the limit" in html
+    summary = next(s for s in report.summaries if s.target == "flask-gunicorn"
+                   and s.condition.concurrency == 10)
+    static = next(s for s in report.summaries if s.target == "apache-httpd"
+                  and s.condition.concurrency == 10)
+    adjusted = summary.latency_ms["mean"].median - static.latency_ms["mean"].median
+    assert f"{adjusted:+.3f}" in html  # flask's mean minus the cheapest static server's
+    assert summary.bytes_per_request == 400.0
+    data = json.loads(json.dumps(report.to_json()))
+    assert {"mean", "p50", "p90", "p99"} == set(data["summaries"][0]["latency_ms"])
+
+
+def test_the_printed_summary_has_the_same_sections() -> None:
+    from rich.console import Console
+
+    from confmig.bench.summary import summary_renderable
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(summary_renderable(sweep_report()))
+    text = console.export_text()
+    assert "overhead over the cheapest static server" in text
+    assert "capacity at the measured response size" in text
+    assert "concurrency sweep, depth 10, event, keep-alive, deepest, small files:" in text
+    assert "flask-gunicorn: saturated already at c=1" in text

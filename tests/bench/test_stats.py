@@ -43,3 +43,16 @@ def test_nearest_rank_percentile() -> None:
     assert percentile(values, 100) == 100.0
     assert percentile([7.0], 99) == 7.0
     assert percentile([], 50) == 0.0
+
+
+def test_latency_summary_of_known_samples() -> None:
+    from confmig.bench.stats import latency_summary
+
+    samples = [float(v) for v in range(100, 0, -1)]  # 100 … 1 ms, unsorted
+    assert latency_summary(samples) == {"p50": 50.0, "p90": 90.0, "p99": 99.0,
+                                        "mean": 50.5, "max": 100.0}
+    skewed = [1.0] * 95 + [100.0] * 5  # 5 % slow requests: p90 misses them, p99 does not
+    got = latency_summary(skewed)
+    assert (got["p50"], got["p90"], got["p99"], got["max"]) == (1.0, 1.0, 100.0, 100.0)
+    assert got["mean"] == pytest.approx(5.95)
+    assert latency_summary([]) == {"p50": 0.0, "p90": 0.0, "p99": 0.0, "mean": 0.0, "max": 0.0}

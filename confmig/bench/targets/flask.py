@@ -55,6 +55,7 @@ class FlaskGunicornTarget(Target):
         self.module_text = conversion.result.text
         (self.ctx.workdir / "flask_site.py").write_text(self.module_text)
         self.prepared.notes = [str(note) for note in conversion.result.notes]
+        self.prepared.details["untranslatable"] = len(conversion.result.untranslatable)
         self.prepared.details.update(module_lines=self.module_text.count("\n"),
                                      workers=self.ctx.wsgi_workers,
                                      threads=self.ctx.wsgi_threads)

@@ -50,6 +50,7 @@ class NginxTarget(Target):
         self.body, self.http = conversion.output.body, conversion.output.http
         (self.ctx.workdir / "nginx-server.conf").write_text(conversion.result.text)
         self.prepared.notes = [str(note) for note in conversion.result.notes]
+        self.prepared.details["untranslatable"] = len(conversion.result.untranslatable)
         self.prepared.details["config_lines"] = conversion.result.text.count("\n")
         self.prepared.details["worker_processes"] = self.workers
 
