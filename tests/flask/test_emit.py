@@ -215,3 +215,11 @@ def test_register_puts_the_rules_in_front_of_an_application(site: object,
     assert client.get("/orders/7").status_code == 201
     assert client.get("/static.txt").get_data() == b"static\n"
     assert client.get("/.htaccess").status_code == 403
+
+
+def test_the_readme_shows_what_convert_writes_for_the_demo() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("## `confmig convert --to flask`", 1)[1]
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "REWRITE_BLOG = Rewrite(" in block
+    assert block in convert_docroot(DEMO).result.text

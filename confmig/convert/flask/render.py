@@ -161,10 +161,10 @@ class Renderer:
             for r in s.redirects:
                 notes = [f"{self.short(r.source)} {'RedirectMatch' if r.regex else 'Redirect'} "
                          f"{r.status} {r.pattern} {r.target or ''}"]
-                regex = self.regex(r.pattern, False, notes) if r.regex else Lit("None")
+                match = self.regex(r.pattern, False, notes) if r.regex else Lit(pystr(r.pattern))
                 target = Lit(pystr(r.target)) if r.target is not None else Lit("None")
-                redirects.append(Item(tup([Lit(pystr(r.pattern)), regex, Lit(str(r.status)),
-                                           target]), comments=notes))
+                redirects.append(Item(tup([match, Lit(str(r.status)), target]),
+                                      comments=notes))
             items.append(Item(Call("", redirects, exploded=True), "redirects"))
         if s.error_documents:
             docs = [Item(tup([Lit(str(code)), Lit(pystr(target))]),
