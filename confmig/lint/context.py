@@ -279,6 +279,7 @@ class FileContext:
     _info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict, repr=False)
     _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
     _not_modelled_cache: dict[str, str | None] = field(default_factory=dict, repr=False)
+    _layout_cache: dict[str, ServerLayout] = field(default_factory=dict, repr=False)
     _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
     _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
         default=None, repr=False)
@@ -332,6 +333,14 @@ class FileContext:
         except KeyError:
             found = self._not_modelled_cache[label] = self.modules.not_modelled(label)
             return found
+
+    def server_layout(self) -> ServerLayout:
+        """The layout of the server config this file belongs to (built once for all its
+        files)."""
+        found = self._layout_cache.get("layout")
+        if found is None:
+            found = self._layout_cache["layout"] = ServerLayout.from_config(self.loaded)
+        return found
 
     def line_text(self, line: int) -> str:
         """The physical line ``line`` (1-based), or '' past the end."""

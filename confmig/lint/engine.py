@@ -29,6 +29,7 @@ from confmig.lint.context import (
     FileContext,
     LintContext,
     Overrides,
+    ServerLayout,
     file_roots,
     make_environment,
     make_overrides,
@@ -104,6 +105,7 @@ def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]
     out: list[FileContext] = []
     module_cache: dict[str, bool] = {}  # one module set for all the files of this config
     not_modelled: dict[str, str | None] = {}
+    layout: dict[str, ServerLayout] = {}
     for path, config in loaded.files.items():
         roots, parents = file_roots(loaded.nodes, path)
         try:
@@ -115,7 +117,7 @@ def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]
             directory=None, overrides=Overrides(), modules=loaded.state.modules,
             registry=env.registry, lines=split_lines(text), assumed_defaults=False,
             parents=parents, _info_cache=env.info_cache, _module_cache=module_cache,
-            _not_modelled_cache=not_modelled,
+            _not_modelled_cache=not_modelled, _layout_cache=layout,
         ))
     return out
 

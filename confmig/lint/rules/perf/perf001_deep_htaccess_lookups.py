@@ -17,10 +17,6 @@ from confmig.syntax import Directive, Node
 MIN_OPENS = 7
 
 
-def _layout(nodes: list[Node], server_root: str) -> ServerLayout:
-    return ServerLayout.from_nodes(nodes, server_root)
-
-
 def _directive_at(nodes: list[Node], location: str | None) -> Directive | None:
     if location is None:
         return None
@@ -59,7 +55,7 @@ class DeepHtaccessLookups(Rule):
         if ctx.is_htaccess:
             return
         server_root = str(ctx.loaded.state.server_root)
-        layout = _layout(ctx.loaded.nodes, server_root)
+        layout = ctx.server_layout()
         for root in _document_roots(ctx.loaded.nodes):
             # ap_server_root_relative, as the layout reads it: `DocumentRoot site` is
             # <ServerRoot>/site, not `site`.
@@ -88,7 +84,7 @@ class DeepHtaccessLookups(Rule):
         server_deepest, server_docroot = self._server_paths(ctx, deepest)
         layout = None
         if ctx.server is not None:
-            layout = _layout(ctx.server.nodes, str(ctx.server.state.server_root))
+            layout = ServerLayout.from_config(ctx.server)
         found = lookups(server_deepest, layout, server_docroot)
         if found is None or found.opens < MIN_OPENS:
             return
