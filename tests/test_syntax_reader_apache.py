@@ -172,9 +172,32 @@ def test_define_expansion_has_no_limit_in_apache(apache_binary) -> None:
 
 @pytest.mark.apache
 def test_nesting_apache_reads_and_confmig_caps(apache_binary) -> None:
-    """Apache reads 5,000 nested <IfModule> (and crashes at a few thousand more); confmig
-    reads MAX_SECTION_DEPTH levels and refuses more with a one-line error of its own."""
-    depth = 5000
-    text = "<IfModule mod_headers.c>\n" * depth + "ServerAdmin a@b\n" + "</IfModule>\n" * depth
-    assert apache_config_test(text).ok
-    assert depth > MAX_SECTION_DEPTH
+    """Apache reads 5,000 nested <IfModule> and fails on 50,000 (it crashes: C recursion in
+    ap_build_cont_config, no message); confmig reads MAX_SECTION_DEPTH levels and refuses more
+    with a one-line error of its own."""
+    def nested(depth: int) -> str:
+        return ("<IfModule mod_headers.c>\n" * depth + "ServerAdmin a@b\n"
+                + "</IfModule>\n" * depth)
+
+    assert apache_config_test(nested(5000)).ok
+    crashed = apache_config_test(nested(50_000))
+    assert not crashed.ok and "Syntax error" not in crashed.message
+    assert MAX_SECTION_DEPTH < 5000
+
+
+@pytest.mark.apache
+@pytest.mark.parametrize(("text", "ok", "words"), [
+    # NUL ends the line in the server config too: ServerName gets one argument.
+    (b"ServerName a\0 b c\n", True, ["ServerName", "a"]),
+    # CR does not end a line: one ServerName with three arguments, which Apache refuses.
+    (b"ServerName a\rServerAdmin b\r", False, ["ServerName", "a", "ServerAdmin", "b"]),
+])
+def test_server_config_reads_nul_and_cr_as_htaccess_does(apache_binary, tmp_path: Path,
+                                                         text: bytes, ok: bool,
+                                                         words: list[str]) -> None:
+    site = tmp_path / "site.conf"
+    site.write_bytes(text)
+    result = ApacheServer(None, server_config=site, modules=None).config_test()
+    assert result.ok is ok, result.message[-300:]
+    directives = list(load_config(site).files[str(site)].directives())
+    assert [[d.name, *d.args] for d in directives] == [words]
