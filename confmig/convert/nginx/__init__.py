@@ -3,6 +3,8 @@
 
 * :mod:`~confmig.convert.nginx.regex` — Apache patterns as nginx regexes with the same meaning;
 * :mod:`~confmig.convert.nginx.rewrite` — a per-directory ruleset as nginx directives;
+* :mod:`~confmig.convert.nginx.headers` — mod_headers and mod_expires; :mod:`~.mime` — content
+  types and charsets; :mod:`~.maps` — the ``map``/``geo`` blocks of the ``http { }`` context;
 * :mod:`~confmig.convert.nginx.render` — the plan as locations, through the templates next to
   this module.
 

@@ -16,26 +16,19 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from confmig.convert.nginx.headers import Note, expires_lines, header_lines
+from confmig.convert.nginx.maps import HttpMaps
+from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
 from confmig.convert.nginx.rewrite import VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, Scope, Settings, SitePlan, Source
-
-NGINX_MIME_TYPES = "/etc/nginx/mime.types"
-MAX_TREE_FILES = 5000
-#: Response headers the servers make themselves: a ``Header unset`` of one has no
-#: ``add_header`` form.
-NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-type",
-                            "content-length", "server", "date", "cache-control", "expires",
-                            "location", "vary"})
 
 
 @dataclass
@@ -91,21 +84,6 @@ def _render(template: str, **context: Any) -> str:
     return _environment().get_template(template).render(**context)
 
 
-def read_nginx_types(path: str) -> dict[str, str]:
-    """nginx's ``mime.types``: extension → type (empty when the file is absent)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    out: dict[str, str] = {}
-    inside = text.split("{", 1)[-1].rsplit("}", 1)[0]
-    for statement in inside.split(";"):
-        words = statement.split()
-        for ext in words[1:]:
-            out[ext.lower()] = words[0]
-    return out
-
-
 class Renderer:
     """One plan → one nginx server (collects the ``map`` blocks and the notes)."""
 
@@ -113,13 +91,13 @@ class Renderer:
         self.plan = plan
         self.options = options
         self.notes: list[EmitNote] = []
-        self.maps: dict[tuple[str, ...], str] = {}
-        self.map_blocks: list[str] = []
         self.amp_args = False
         self.uses_charset = False
-        self.nginx_types = read_nginx_types(options.mime_types)
-        self.tree_exts: set[str] = set()  # the last extensions of the site's files
-        self.type_overrides = self._type_overrides()
+        type_notes: list[tuple[Source, str, str]] = []
+        self.types = TypeTable(plan, options.mime_types, type_notes)
+        for source, reason, scope in type_notes:
+            self.notes.append(EmitNote(source, "TypesConfig", reason, scope))
+        self.http = HttpMaps(options.map_prefix)
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
 
     # -- whole server ---------------------------------------------------------------------
@@ -133,7 +111,7 @@ class Renderer:
             locations.extend(self._scope_locations(scope))
         server_lines = self._server_lines()
         body = _render("body.conf.j2", server_lines=server_lines, locations=locations)
-        http_lines = list(self.map_blocks)
+        http_lines = list(self.http.blocks)
         for name, block in VARIABLE_MAPS.items():
             if "$" + name in body:
                 http_lines[:0] = block
@@ -161,8 +139,8 @@ class Renderer:
             "",
             *(["# Content types: nginx's mime.types, with Apache's TypesConfig where it "
                "differs for", "# the files of the site (" + ", ".join(
-                   f".{e}" for e in sorted(self.type_overrides)) + ")",
-               *self._types_block([])] if self.type_overrides else []),
+                   f".{e}" for e in sorted(self.types.overrides)) + ")",
+               *self.types.block([])] if self.types.overrides else []),
             '# Apache sends no Content-Type for a file of unknown type.',
             'default_type "";',
         ]
@@ -171,57 +149,6 @@ class Renderer:
                       "text/html only", "# (nginx always includes text/html).",
                       "charset_types text/plain;"]
         return lines
-
-    def _types_block(self, extra: list[tuple[str, str]]) -> list[str]:
-        """A complete ``types { }``: nginx's mime.types with Apache's differences and
-        *extra* (AddType) applied — a ``types`` block replaces the inherited map, and
-        mime.types cannot be included inside one (it is a ``types`` block itself)."""
-        entries = dict(self.nginx_types)
-        entries.update(self.type_overrides)
-        for ext, mime in extra:
-            entries[ext.lower().lstrip(".")] = mime
-        by_type: dict[str, list[str]] = {}
-        for ext, mime in sorted(entries.items()):
-            by_type.setdefault(mime, []).append(ext)
-        lines = ["types {"]
-        for mime in sorted(by_type):
-            lines.append(f"    {mime} {' '.join(by_type[mime])};")
-        lines.append("}")
-        return lines
-
-    def _server_type(self, ext: str) -> str | None:
-        """The type the server level gives extension *ext*."""
-        ext = ext.lower().lstrip(".")
-        return self.type_overrides.get(ext, self.nginx_types.get(ext))
-
-    def _type_overrides(self) -> dict[str, str]:
-        """Extensions of the site's files whose type differs between Apache's TypesConfig
-        and nginx's mime.types (only the last extension counts for nginx)."""
-        nginx_types = self.nginx_types
-        apache = self.plan.types_config
-        out: dict[str, str] = {}
-        count = 0
-        for current, dirs, files in os.walk(self.plan.document_root):
-            dirs.sort()
-            for name in sorted(files):
-                count += 1
-                if count > MAX_TREE_FILES:
-                    return out
-                if "." not in name.lstrip("."):
-                    continue
-                ext = name.rsplit(".", 1)[1].lower()
-                self.tree_exts.add(ext)
-                wanted = apache.get(ext)
-                if wanted is None:
-                    if ext in nginx_types:
-                        self.notes.append(EmitNote(
-                            Source(os.path.join(current, name), 0), "TypesConfig",
-                            f"Apache knows no type for .{ext}; nginx sends "
-                            f"{nginx_types[ext]}", current))
-                    continue
-                if nginx_types.get(ext) != wanted:
-                    out[ext] = wanted
-        return out
 
     # -- one scope ------------------------------------------------------------------------
 
@@ -302,9 +229,9 @@ class Renderer:
                         "return 403;"]
             # maps (http { }), so that every `if` here ends in `return`: an `if` that
             # matches and only sets a variable would take try_files out of the location
-            name = self._map("$uri", [(f"~{_with_parent(regex, 'confmig_dir')}",
+            name = self.http.map("$uri", [(f"~{_with_parent(regex, 'confmig_dir')}",
                                        '"$document_root$confmig_dir"')], '""')
-            path_info = self._map("$uri", [(f"~{then_path}", '"$document_root$confmig_named"')],
+            path_info = self.http.map("$uri", [(f"~{then_path}", '"$document_root$confmig_named"')],
                                   '""')
             lines += [f"# {files.source} {files.label}: {access.why or 'denied'} (when Apache's "
                       "walk stops at that name: its directory exists; or it is a file followed "
@@ -335,10 +262,15 @@ class Renderer:
         if scope.settings.access.decision != "granted":
             # a grant inside a denied directory: only for the name Apache's walk stops at
             status = scope.settings.access.status or 403
-            parent = self._map("$request_filename",
+            parent = self.http.map("$request_filename",
                                [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")], '""')
             loc.lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
         return loc
+
+    def _scope_note(self, scope: Scope) -> Note:
+        def note(source: Source | None, directive: str, reason: str) -> None:
+            self._note(source, directive, reason, scope.directory)
+        return note
 
     def _note(self, source: Source | None, directive: str, reason: str, scope: str,
               changes: bool = True) -> None:
@@ -352,7 +284,7 @@ class Renderer:
         if access.decision == "granted":
             return []
         if access.decision == "by-address":
-            geo = self._geo(access.networks)
+            geo = self.http.geo(access.networks)
             return [f"# {where}: {access.why} (before the rules, as Apache checks access "
                     "first)", f"if ({geo} = 0) {{ return {access.status}; }}"]
         if access.decision == "conditional":
@@ -442,7 +374,8 @@ class Renderer:
             targets.append((f"~{regex}", q(target)))
         if not statuses:
             return None, []
-        guard = AliasGuard(self._map("$uri", statuses, '""'), self._map("$uri", targets, '""'),
+        guard = AliasGuard(self.http.map("$uri", statuses, '""'),
+                           self.http.map("$uri", targets, '""'),
                            sorted({code for _, code in statuses}))
         return guard, [*comments, *guard.answer("")]
 
@@ -479,10 +412,10 @@ class Renderer:
             lines.append(f"error_page {code} {q(target)};  # {source}")
         if settings.force_type:
             lines += ["# ForceType", "types { }", f"default_type {settings.force_type};"]
-        elif any(self._server_type(ext) != mime for ext, mime in settings.types):
+        elif any(self.types.server_type(ext) != mime for ext, mime in settings.types):
             lines += ["# AddType (nginx's types { } replaces the inherited map: all of it "
-                      "again)", *self._types_block(list(settings.types))]
-        charset_lines = self._charset_lines(scope, settings)
+                      "again)", *self.types.block(list(settings.types))]
+        charset_lines = self.types.charset_lines(settings, self._scope_note(scope))
         for ext, handler in settings.handlers:
             self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
                                            "(the file is served as it is)", scope.directory,
@@ -491,171 +424,14 @@ class Renderer:
             self._note(None, "SetHandler", f"{settings.handler}: not translated",
                        scope.directory)
         if charset_lines:
+            self.uses_charset = True
             lines += charset_lines
         elif settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
-        lines += self._expires_lines(scope, settings)
-        lines += self._header_lines(scope, settings)
+        lines += expires_lines(settings, self.http, self._scope_note(scope))
+        lines += header_lines(settings, self.http, self._scope_note(scope))
         return lines
-
-    def _apache_type(self, settings: Settings, ext: str) -> str | None:
-        return dict(settings.types).get(ext, self.plan.types_config.get(ext))
-
-    def _charset_lines(self, scope: Scope, settings: Settings) -> list[str]:
-        """``AddCharset`` as nginx's ``charset`` + ``charset_types``, which work by type:
-        exact when one charset is used, text/html and text/plain get it too (nginx always
-        includes text/html; AddDefaultCharset gives both), and every file of the site with
-        one of those types has one of the listed extensions.  Otherwise a note."""
-        if not settings.charsets:
-            return []
-        charsets = {c.lower() for _, c in settings.charsets}
-        (charset,) = charsets if len(charsets) == 1 else (None,)
-        exts = {ext for ext, _ in settings.charsets}
-        types = {t for t in (self._apache_type(settings, e) for e in exts) if t}
-        why = ""
-        if charset is None:
-            why = "more than one charset"
-        elif (settings.default_charset or "").lower() != charset:
-            why = "nginx would also add it to text/html, which Apache leaves alone here"
-        else:
-            others = sorted(e for e in self.tree_exts - exts
-                            if self._apache_type(settings, e) in types)
-            if others:
-                why = "files of the same type without it: " + ", ".join(f".{e}" for e in others)
-        if why:
-            self._note(None, "AddCharset", f"{', '.join(sorted('.' + e for e in exts))}: "
-                                           f"per-extension charsets not translated ({why})",
-                       scope.directory)
-            return []
-        self.uses_charset = True
-        listed = sorted(types - {"text/html"} | {"text/plain"})
-        return [f"# AddDefaultCharset + AddCharset {charset}: by type in nginx",
-                f"charset {settings.default_charset};", f"charset_types {' '.join(listed)};"]
-
-    def _expires_lines(self, scope: Scope, settings: Settings) -> list[str]:
-        exp = settings.expires
-        if exp is None:
-            return []
-        entries = []
-        # mod_expires: the exact type first, then its major type's "type/*", then the default
-        exact = [(m, c) for m, c in exp.by_type if not m.endswith("/*")]
-        wild = [(m, c) for m, c in exp.by_type if m.endswith("/*")]
-        for mime, code in exact:
-            entries.append((f"~*^[1-3]\\d\\d:{_escape(mime)}(?:;|\\z)", code))
-        for mime, code in wild:
-            entries.append((f"~*^[1-3]\\d\\d:{_escape(mime[:-1])}[^;]*(?:;|\\z)", code))
-        if exp.default:
-            entries.append(("~^[1-3]\\d\\d:", exp.default))
-        rows = []
-        for key, code in entries:
-            if not code.startswith("A"):
-                self._note(None, "ExpiresByType", f"{code}: expiry from the modification "
-                                                  "time is not translated", scope.directory)
-                continue
-            seconds = int("".join(ch for ch in code[1:] if ch.isdigit()) or "0")
-            rows.append((key, str(seconds)))
-        if not rows:
-            return []
-        name = self._map('"$status:$sent_http_content_type"', rows, "off")
-        return ["# ExpiresActive On: ExpiresByType/ExpiresDefault on every answer that is not "
-                "an error", "# (mod_expires leaves out 4xx and 5xx; redirects get it too)",
-                f"expires {name};"]
-
-    def _header_lines(self, scope: Scope, settings: Settings) -> list[str]:
-        tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
-        lines_before: list[str] = []
-        expires = settings.expires is not None
-        for header in settings.headers:
-            entry = header.entry
-            table = tables[entry.always]
-            low = entry.name.lower()
-            if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
-                    or "%" in (entry.value or ""):
-                self._note(header.source, "Header", "a condition, format or edit: not "
-                                                    "translated", scope.directory)
-                continue
-            if low in ("cache-control", "expires") and expires and entry.action != "unset":
-                self._note(header.source, "Header", f"{entry.name} together with "
-                                                    "mod_expires: nginx would send both",
-                           scope.directory)
-                continue
-            if low == "content-type":
-                self._note(header.source, "Header", "Content-Type: use AddType/ForceType",
-                           scope.directory)
-                continue
-            value = entry.value or ""
-            existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
-            if entry.action == "unset" and low == "etag" and not existing:
-                lines_before.append("etag off;  # " + str(header.source) + " Header unset ETag")
-                continue
-            if entry.action == "unset" and low == "cache-control" and not expires:
-                continue  # nothing here sends one (nginx sends it only for `expires`)
-            if entry.action == "unset":
-                if not existing and low in NATIVE_HEADERS:
-                    self._note(header.source, "Header", f"unset {entry.name}: a header the "
-                                                        "server sends itself", scope.directory)
-                table[:] = [(n, v) for n, v in table if n.lower() != low]
-            elif entry.action == "set":
-                table[:] = [(n, v) for n, v in table if n.lower() != low]
-                table.append((entry.name, value))
-            elif entry.action == "setifempty":
-                if not existing:
-                    table.append((entry.name, value))
-            elif entry.action == "add":
-                table.append((entry.name, value))
-            elif entry.action in ("append", "merge"):
-                if existing:
-                    i = existing[0]
-                    old = table[i][1]
-                    parts = [p.strip() for p in old.split(",")]
-                    if entry.action == "append" or value not in parts:
-                        table[i] = (table[i][0], f"{old}, {value}")
-                    table[:] = [t for j, t in enumerate(table) if j not in existing[1:]]
-                else:
-                    table.append((entry.name, value))
-        lines = []
-        for name, value in tables[True]:
-            lines.append(f"add_header {name} {q(value)} always;")
-        # Apache's "onsuccess" headers reach what a handler served: 2xx, 304 and the
-        # error documents it serves from a local path.
-        served = "|".join(["2\\d\\d", "304", *(str(code) for code, target, _ in
-                                                 settings.error_documents
-                                                 if error_document_kind(target) == "path")])
-        for name, value in tables[False]:
-            var = self._map("$status", [(f"~^(?:{served})\\z", q(value))], '""')
-            lines.append(f"add_header {name} {var} always;")
-        if lines:
-            lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
-                            "through a map)")
-        return lines_before + lines
-
-    def _geo(self, networks: tuple[str, ...]) -> str:
-        """A ``geo`` variable: 1 for a client in *networks*, else 0."""
-        key = ("geo", *networks)
-        name = self.maps.get(key)
-        if name is None:
-            name = f"${self.options.map_prefix}{len(self.maps) + 1}"
-            self.maps[key] = name
-            self.map_blocks.extend([f"geo {name} {{", "    default 0;",
-                                    *(f"    {n} 1;" for n in networks), "}"])
-        return name
-
-    def _map(self, source: str, rows: list[tuple[str, str]], default: str) -> str:
-        key = (source, default, *(f"{k}\0{v}" for k, v in rows))
-        name = self.maps.get(key)
-        if name is None:
-            name = f"${self.options.map_prefix}{len(self.maps) + 1}"
-            self.maps[key] = name
-            # volatile: computed again after an internal redirect (index, error_page,
-            # rewrite … last), as Apache checks the new URL again
-            block = [f"map {source} {name} {{", "    volatile;"]
-            for k, v in rows:
-                block.append(f"    {q(k)} {v};")
-            block.append(f"    default {default};")
-            block.append("}")
-            self.map_blocks.extend(block)
-        return name
 
 
 def _with_parent(regex: str, name: str) -> str:

@@ -1,0 +1,126 @@
+"""mod_headers and mod_expires as nginx ``add_header`` and ``expires`` (with maps)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from confmig.convert.nginx.maps import HttpMaps
+from confmig.convert.nginx.rewrite import q
+from confmig.model.merge import error_document_kind
+from confmig.model.plan import Settings, Source
+
+#: Reports what is not translated: (source, directive, reason).
+Note = Callable[[Source | None, str, str], None]
+#: Response headers the servers make themselves: a ``Header unset`` of one has no
+#: ``add_header`` form.
+NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-type",
+                            "content-length", "server", "date", "cache-control", "expires",
+                            "location", "vary"})
+
+
+def expires_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
+    """mod_expires in force as ``expires`` with a map on the status and the type."""
+    exp = settings.expires
+    if exp is None:
+        return []
+    entries = []
+    # mod_expires: the exact type first, then its major type's "type/*", then the default
+    exact = [(m, c) for m, c in exp.by_type if not m.endswith("/*")]
+    wild = [(m, c) for m, c in exp.by_type if m.endswith("/*")]
+    for mime, code in exact:
+        entries.append((f"~*^[1-3]\\d\\d:{_escape(mime)}(?:;|\\z)", code))
+    for mime, code in wild:
+        entries.append((f"~*^[1-3]\\d\\d:{_escape(mime[:-1])}[^;]*(?:;|\\z)", code))
+    if exp.default:
+        entries.append(("~^[1-3]\\d\\d:", exp.default))
+    rows = []
+    for key, code in entries:
+        if not code.startswith("A"):
+            note(None, "ExpiresByType", f"{code}: expiry from the modification "
+                                              "time is not translated")
+            continue
+        seconds = int("".join(ch for ch in code[1:] if ch.isdigit()) or "0")
+        rows.append((key, str(seconds)))
+    if not rows:
+        return []
+    name = maps.map('"$status:$sent_http_content_type"', rows, "off")
+    return ["# ExpiresActive On: ExpiresByType/ExpiresDefault on every answer that is not "
+            "an error", "# (mod_expires leaves out 4xx and 5xx; redirects get it too)",
+            f"expires {name};"]
+
+
+def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
+    """mod_headers in force as ``add_header`` (the always table on every response, the
+    onsuccess one through a map on the status)."""
+    tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
+    lines_before: list[str] = []
+    expires = settings.expires is not None
+    for header in settings.headers:
+        entry = header.entry
+        table = tables[entry.always]
+        low = entry.name.lower()
+        if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
+                or "%" in (entry.value or ""):
+            note(header.source, "Header", "a condition, format or edit: not "
+                                                "translated")
+            continue
+        if low in ("cache-control", "expires") and expires and entry.action != "unset":
+            note(header.source, "Header", f"{entry.name} together with "
+                                                "mod_expires: nginx would send both")
+            continue
+        if low == "content-type":
+            note(header.source, "Header", "Content-Type: use AddType/ForceType")
+            continue
+        value = entry.value or ""
+        existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
+        if entry.action == "unset" and low == "etag" and not existing:
+            lines_before.append("etag off;  # " + str(header.source) + " Header unset ETag")
+            continue
+        if entry.action == "unset" and low == "cache-control" and not expires:
+            continue  # nothing here sends one (nginx sends it only for `expires`)
+        if entry.action == "unset":
+            if not existing and low in NATIVE_HEADERS:
+                note(header.source, "Header", f"unset {entry.name}: a header the "
+                                                    "server sends itself")
+            table[:] = [(n, v) for n, v in table if n.lower() != low]
+        elif entry.action == "set":
+            table[:] = [(n, v) for n, v in table if n.lower() != low]
+            table.append((entry.name, value))
+        elif entry.action == "setifempty":
+            if not existing:
+                table.append((entry.name, value))
+        elif entry.action == "add":
+            table.append((entry.name, value))
+        elif entry.action in ("append", "merge"):
+            if existing:
+                i = existing[0]
+                old = table[i][1]
+                parts = [p.strip() for p in old.split(",")]
+                if entry.action == "append" or value not in parts:
+                    table[i] = (table[i][0], f"{old}, {value}")
+                table[:] = [t for j, t in enumerate(table) if j not in existing[1:]]
+            else:
+                table.append((entry.name, value))
+    lines = []
+    for name, value in tables[True]:
+        lines.append(f"add_header {name} {q(value)} always;")
+    # Apache's "onsuccess" headers reach what a handler served: 2xx, 304 and the
+    # error documents it serves from a local path.
+    served = "|".join(["2\\d\\d", "304", *(str(code) for code, target, _ in
+                                             settings.error_documents
+                                             if error_document_kind(target) == "path")])
+    for name, value in tables[False]:
+        var = maps.map("$status", [(f"~^(?:{served})\\z", q(value))], '""')
+        lines.append(f"add_header {name} {var} always;")
+    if lines:
+        lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
+                        "through a map)")
+    return lines_before + lines
+
+
+def _escape(text: str) -> str:
+    """A literal for a PCRE (as confmig writes it)."""
+    out = []
+    for ch in text:
+        out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
+    return "".join(out)

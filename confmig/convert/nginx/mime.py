@@ -1,0 +1,121 @@
+"""Content types: nginx's ``mime.types`` with Apache's differences for the site's files,
+``types { }`` blocks, and ``AddCharset`` as ``charset``/``charset_types``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from confmig.convert.nginx.headers import Note
+from confmig.model.plan import Settings, SitePlan, Source
+
+NGINX_MIME_TYPES = "/etc/nginx/mime.types"
+MAX_TREE_FILES = 5000
+
+
+def read_nginx_types(path: str) -> dict[str, str]:
+    """nginx's ``mime.types``: extension → type (empty when the file is absent)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    inside = text.split("{", 1)[-1].rsplit("}", 1)[0]
+    for statement in inside.split(";"):
+        words = statement.split()
+        for ext in words[1:]:
+            out[ext.lower()] = words[0]
+    return out
+
+
+class TypeTable:
+    """What the server level gives each extension, and the site's own extensions."""
+
+    def __init__(self, plan: SitePlan, mime_types: str, notes: list[tuple[Source, str, str]]
+                 ) -> None:
+        self.plan = plan
+        self.nginx_types = read_nginx_types(mime_types)
+        self.tree_exts: set[str] = set()  # the last extensions of the site's files
+        self.overrides = self._overrides(notes)
+
+    def block(self, extra: list[tuple[str, str]]) -> list[str]:
+        """A complete ``types { }``: nginx's mime.types with Apache's differences and
+        *extra* (AddType) applied — a ``types`` block replaces the inherited map, and
+        mime.types cannot be included inside one (it is a ``types`` block itself)."""
+        entries = dict(self.nginx_types)
+        entries.update(self.overrides)
+        for ext, mime in extra:
+            entries[ext.lower().lstrip(".")] = mime
+        by_type: dict[str, list[str]] = {}
+        for ext, mime in sorted(entries.items()):
+            by_type.setdefault(mime, []).append(ext)
+        lines = ["types {"]
+        for mime in sorted(by_type):
+            lines.append(f"    {mime} {' '.join(by_type[mime])};")
+        lines.append("}")
+        return lines
+
+    def server_type(self, ext: str) -> str | None:
+        """The type the server level gives extension *ext*."""
+        ext = ext.lower().lstrip(".")
+        return self.overrides.get(ext, self.nginx_types.get(ext))
+
+    def _overrides(self, notes: list[tuple[Source, str, str]]) -> dict[str, str]:
+        """Extensions of the site's files whose type differs between Apache's TypesConfig
+        and nginx's mime.types (only the last extension counts for nginx)."""
+        nginx_types = self.nginx_types
+        apache = self.plan.types_config
+        out: dict[str, str] = {}
+        count = 0
+        for current, dirs, files in os.walk(self.plan.document_root):
+            dirs.sort()
+            for name in sorted(files):
+                count += 1
+                if count > MAX_TREE_FILES:
+                    return out
+                if "." not in name.lstrip("."):
+                    continue
+                ext = name.rsplit(".", 1)[1].lower()
+                self.tree_exts.add(ext)
+                wanted = apache.get(ext)
+                if wanted is None:
+                    if ext in nginx_types:
+                        notes.append((Source(os.path.join(current, name), 0),
+                                      f"Apache knows no type for .{ext}; nginx sends "
+                                      f"{nginx_types[ext]}", current))
+                    continue
+                if nginx_types.get(ext) != wanted:
+                    out[ext] = wanted
+        return out
+
+    def apache_type(self, settings: Settings, ext: str) -> str | None:
+        return dict(settings.types).get(ext, self.plan.types_config.get(ext))
+
+    def charset_lines(self, settings: Settings, note: Note) -> list[str]:
+        """``AddCharset`` as nginx's ``charset`` + ``charset_types``, which work by type:
+        exact when one charset is used, text/html and text/plain get it too (nginx always
+        includes text/html; AddDefaultCharset gives both), and every file of the site with
+        one of those types has one of the listed extensions.  Otherwise a note."""
+        if not settings.charsets:
+            return []
+        charsets = {c.lower() for _, c in settings.charsets}
+        (charset,) = charsets if len(charsets) == 1 else (None,)
+        exts = {ext for ext, _ in settings.charsets}
+        types = {t for t in (self.apache_type(settings, e) for e in exts) if t}
+        why = ""
+        if charset is None:
+            why = "more than one charset"
+        elif (settings.default_charset or "").lower() != charset:
+            why = "nginx would also add it to text/html, which Apache leaves alone here"
+        else:
+            others = sorted(e for e in self.tree_exts - exts
+                            if self.apache_type(settings, e) in types)
+            if others:
+                why = "files of the same type without it: " + ", ".join(f".{e}" for e in others)
+        if why:
+            note(None, "AddCharset", f"{', '.join(sorted('.' + e for e in exts))}: "
+                                           f"per-extension charsets not translated ({why})")
+            return []
+        listed = sorted(types - {"text/html"} | {"text/plain"})
+        return [f"# AddDefaultCharset + AddCharset {charset}: by type in nginx",
+                f"charset {settings.default_charset};", f"charset_types {' '.join(listed)};"]
