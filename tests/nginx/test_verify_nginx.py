@@ -403,3 +403,25 @@ def test_depth_ten_tree(apache_binary: object, nginx_binary: object) -> None:
     assert report.compared > 100
     # only Header set Cache-Control beside mod_expires is announced (nginx would send both)
     assert {n.directive for n in report.conversion.untranslatable} == {"Header"}
+
+
+def test_headers_keyed_on_the_content_type(site: object, apache_binary: object,
+                                           nginx_binary: object) -> None:
+    """Trap: headers keyed on the MIME type (h5bp's X-Frame-Options on text/html, CSP on
+    HTML/JS/PDF/XML) — a map on $sent_http_content_type, always and onsuccess."""
+    root = site({".htaccess":
+                 'Header always set X-Frame-Options "DENY" '
+                 '"expr=%{CONTENT_TYPE} =~ m#text/html#i"\n'
+                 'Header set X-CSP "default-src \'self\'" '
+                 '"expr=%{CONTENT_TYPE} =~ m#text\\/(html|javascript)|application\\/pdf|xml#i"\n'
+                 "ErrorDocument 404 /404.html\n",
+                 "a.html": "<p>\n", "b.css": "b{}\n", "c.js": "1;\n", "d.pdf": "%PDF\n",
+                 "e.txt": "e\n", "404.html": "<p>not found\n"})
+    report = verify(VerifyRequest(target="nginx", docroot=root))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+    assert not report.conversion.untranslatable
+    with both(root) as pair:
+        for path in ("/a.html", "/b.css", "/c.js", "/d.pdf", "/e.txt", "/missing", "/"):
+            a, b = pair.ask(path)
+            for name in ("X-Frame-Options", "X-CSP"):
+                assert a.headers.get(name) == b.headers.get(name), (path, name)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from confmig.convert.nginx.maps import HttpMaps
+from confmig.convert.nginx.regex import Untranslatable, after
 from confmig.convert.nginx.rewrite import q
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import Settings, Source
@@ -53,12 +55,18 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     """mod_headers in force as ``add_header`` (the always table on every response, the
     onsuccess one through a map on the status)."""
     tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
+    by_type: list[tuple[bool, str, str, str, bool, Source]] = []
     lines_before: list[str] = []
     expires = settings.expires is not None
     for header in settings.headers:
         entry = header.entry
         table = tables[entry.always]
         low = entry.name.lower()
+        keyed = _content_type_condition(entry.expr) if entry.expr else None
+        if keyed is not None and entry.action == "set" and not entry.env \
+                and "%" not in (entry.value or ""):
+            by_type.append((entry.always, entry.name, entry.value or "", *keyed, header.source))
+            continue
         if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
                 or "%" in (entry.value or ""):
             note(header.source, "Header", "a condition, format or edit: not "
@@ -112,10 +120,43 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     for name, value in tables[False]:
         var = maps.map("$status", [(f"~^(?:{served})\\z", q(value))], '""')
         lines.append(f"add_header {name} {var} always;")
+    touched = {n.lower() for table in tables.values() for n, _ in table}
+    for always, name, value, pattern, nocase, source in by_type:
+        if name.lower() in touched:
+            note(source, "Header", f"{name} both with and without a Content-Type condition: "
+                                   "not translated")
+            continue
+        try:
+            key = after("\\d{3}" if always else f"(?:{served})", pattern, nocase)
+        except Untranslatable as exc:
+            note(source, "Header", f"expr= pattern: {exc}")
+            continue
+        var = maps.map('"$status:$sent_http_content_type"', [(f"~{key}", q(value))], '""')
+        lines.append(f"add_header {name} {var} always;  # {source}: expr= on the type")
     if lines:
         lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                         "through a map)")
     return lines_before + lines
+
+
+#: ``%{CONTENT_TYPE} =~ m#regex#flags`` (or ``/regex/``): the form h5bp keys headers on.
+_TYPE_EXPR = re.compile(r"""^\s*%\{CONTENT_TYPE\}\s*=~\s*(?:m(.)|(/))(.*)(?:\1|\2)([i]?)\s*$""",
+                        re.S)
+
+
+def _content_type_condition(expr: str) -> tuple[str, bool] | None:
+    """(regex, caseless) of an ``expr=`` that only tests the response's Content-Type."""
+    text = expr.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1]
+    match = _TYPE_EXPR.match(text)
+    if match is None:
+        return None
+    delimiter = match.group(1) or match.group(2)
+    body = match.group(3)
+    if delimiter in body.replace("\\" + delimiter, ""):
+        return None  # the delimiter inside: not the simple form
+    return body.replace("\\" + delimiter, delimiter), match.group(4) == "i"
 
 
 def _escape(text: str) -> str:

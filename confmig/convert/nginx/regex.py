@@ -116,6 +116,14 @@ def file_then_path(pattern: str, name: str) -> str:
     return f"(?s)^(?<{name}>.*?/[^/]*?(?:{body})[^/]*)/"
 
 
+def after(prefix: str, pattern: str, nocase: bool) -> str:
+    """A regex for ``PREFIX:VALUE`` that searches *pattern* in VALUE the way Apache searches
+    it (VALUE starts after the first ``:``; *prefix* is a regex of its own)."""
+    body = _scan(pattern, "(?<=:)")
+    flags = "(?i)" if nocase else ""
+    return f"(?s)^(?:{prefix}):.*?(?:{flags}{body})"
+
+
 def basename(pattern: str) -> str:
     """The nginx location regex for a ``<FilesMatch>`` pattern (last path component)."""
     body = _scan(pattern, "(?<=/)")
