@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
 
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.scopes import Scope
+from confmig.model.rewrite.merge import merge
+from confmig.model.rewrite.parse import RewriteConfig
 from confmig.syntax import Directive
-
-_INHERIT = frozenset({"Inherit", "InheritBefore"})
-_INHERIT_DOWN = frozenset({"InheritDown", "InheritDownBefore"})
 
 
 def _top(ctx: FileContext) -> Scope | None:
@@ -28,13 +28,6 @@ def _below(path: str, parent: str) -> bool:
     """``path`` is strictly inside ``parent``."""
     child_parts, parent_parts = _parts(path), _parts(parent)
     return len(child_parts) > len(parent_parts) and child_parts[:len(parent_parts)] == parent_parts
-
-
-def _replaces(scope: Scope) -> bool:
-    """The scope has its own mod_rewrite config that does not inherit its parent's rules."""
-    config = scope.rewrite
-    return config.has_directives and not (config.options & _INHERIT
-                                          or config.has_option("IgnoreInherit"))
 
 
 def _first_rewrite(scope: Scope) -> Directive:
@@ -79,7 +72,7 @@ class RewriteRulesNotInherited(Rule):
             return
         dirs = [s for s in ctx.rewrite_scopes() if s.kind == "directory" and s.directory]
         for child in dirs:
-            if not _replaces(child):
+            if not child.rewrite.has_directives:
                 continue
             assert child.directory is not None
             parents = [p for p in dirs if p is not child and p.directory
@@ -87,72 +80,87 @@ class RewriteRulesNotInherited(Rule):
             if not parents:
                 continue
             parent = max(parents, key=lambda p: len(_parts(p.directory or "")))
-            if parent.rewrite.rules and not parent.rewrite.options & _INHERIT_DOWN:
-                yield self.finding(
-                    _first_rewrite(child),
-                    f"{child.label} has mod_rewrite directives, so the "
-                    f"{len(parent.rewrite.rules)} RewriteRule(s) of {parent.label} "
-                    f"(line {parent.directives[0].line}) no longer apply there")
+            if not parent.rewrite.rules:
+                continue
+            kept = {id(rule) for rule in merge(parent.rewrite, child.rewrite).rules}
+            if any(id(rule) in kept for rule in parent.rewrite.rules):
+                continue  # the model's merge keeps them (Inherit, InheritDown…)
+            yield self.finding(
+                _first_rewrite(child),
+                f"{child.label} has mod_rewrite directives, so the "
+                f"{len(parent.rewrite.rules)} RewriteRule(s) of {parent.label} "
+                f"(line {parent.directives[0].line}) no longer apply there")
 
     def summarize(self, ctx: FileContext) -> _Top | None:
-        """An access file's top-level mod_rewrite configuration, as far as inheritance goes."""
+        """An access file's top-level mod_rewrite configuration, its rules replaced by
+        ``(path, index)`` tokens (small and picklable: only their identity matters to the
+        merge), and its first mod_rewrite directive."""
         top = _top(ctx)
         if top is None:
             return None
         config = top.rewrite
-        return _Top(_replaces(top), config.has_directives, len(config.rules),
-                    bool(config.options & _INHERIT_DOWN), _first_rewrite(top))
+        tokens: list[Any] = [(ctx.path, i) for i in range(len(config.rules))]
+        light = replace(config, rules=tokens, maps={}, problems=[], errors=[],
+                        dangling_conditions=[])
+        return _Top(light, _first_rewrite(top))
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
+        """For each access file with mod_rewrite directives: the configuration in force in
+        its parent directory (the access files above merged down, as Apache merges them),
+        then merged with its own; the parent's rules are dropped when none of them is left
+        (:func:`confmig.model.rewrite.merge.merge` decides: ``Inherit`` — its own or one it
+        inherits — keeps them, ``IgnoreInherit`` refuses a parent's ``InheritDown``)."""
         entries = [e for e in ctx.access if e.directory]
         by_dir = {os.path.normpath(e.directory or "/"): e for e in entries}
+        tops: dict[str, _Top | None] = {}
+        in_force: dict[str, RewriteConfig | None] = {}
 
         def top_of(entry: AccessEntry) -> _Top | None:
-            summary = ctx.summary(self, entry)
-            return summary if isinstance(summary, _Top) else None
+            if entry.path not in tops:
+                summary = ctx.summary(self, entry)
+                tops[entry.path] = summary if isinstance(summary, _Top) else None
+            return tops[entry.path]
+
+        def config_in(directory: str) -> RewriteConfig | None:
+            """The per-directory rewrite configuration the access files leave in force in
+            ``directory`` (None: none of them has mod_rewrite directives)."""
+            if directory in in_force:
+                return in_force[directory]
+            parent = os.path.dirname(directory)
+            above = config_in(parent) if parent != directory else None
+            entry = by_dir.get(directory)
+            top = top_of(entry) if entry is not None else None
+            found = above
+            if top is not None and top.config.has_directives:
+                found = top.config if above is None else merge(above, top.config)
+            in_force[directory] = found
+            return found
 
         for child in entries:
             top = top_of(child)
-            if top is None or not top.replaces:
+            if top is None or not top.config.has_directives:
                 continue
-            parent = self._parent_with_rules(child, by_dir, top_of)
-            if parent is None:
-                continue
-            ptop = top_of(parent)
-            assert ptop is not None
-            if ptop.inherit_down:
-                continue
-            yield self.finding(
-                top.first,
-                f"this .htaccess has mod_rewrite directives, so the "
-                f"{ptop.rules} RewriteRule(s) of {parent.path} no longer apply "
-                "in this directory and below")
-
-    @staticmethod
-    def _parent_with_rules(child: AccessEntry, by_dir: dict[str, AccessEntry],
-                           top_of: Callable[[AccessEntry], _Top | None]) -> AccessEntry | None:
-        """The nearest ancestor .htaccess with mod_rewrite directives, if it has rules.
-
-        Walks up the child's own path (linear in its depth, not in the number of files)."""
-        assert child.directory is not None
-        directory = os.path.normpath(child.directory)
-        while True:
+            directory = os.path.normpath(child.directory or "/")
             parent_dir = os.path.dirname(directory)
             if parent_dir == directory:
-                return None
-            directory = parent_dir
-            ancestor = by_dir.get(directory)
-            if ancestor is None:
                 continue
-            top = top_of(ancestor)
-            if top is not None and top.has_directives:
-                return ancestor if top.rules else None
+            above = config_in(parent_dir)
+            if above is None or not above.rules:
+                continue
+            kept = set(merge(above, top.config).rules)
+            if any(rule in kept for rule in above.rules):
+                continue
+            counts: dict[str, int] = {}
+            for path, _ in above.rules:
+                counts[path] = counts.get(path, 0) + 1
+            whose = " and ".join(f"{n} RewriteRule(s) of {path}" for path, n in counts.items())
+            yield self.finding(
+                top.first,
+                f"this .htaccess has mod_rewrite directives, so the {whose} no longer apply "
+                "in this directory and below")
 
 
 @dataclass(frozen=True)
 class _Top:
-    replaces: bool          # has its own mod_rewrite config that does not inherit
-    has_directives: bool
-    rules: int
-    inherit_down: bool
+    config: RewriteConfig   # its rules are (path, index) tokens
     first: Directive        # its first mod_rewrite directive
