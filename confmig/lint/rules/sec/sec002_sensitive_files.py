@@ -86,9 +86,9 @@ class SensitiveFilesReachable(Rule):
         server = _server_scopes(ctx)
         anchor = _anchor(ctx, self)
         if ctx.docroot is not None:
-            real = [_map(t, ctx) for t in find_exposed(str(ctx.docroot))]
-            access = _access(ctx, real)
-            open_ = _served(ctx, [t for t in real if not protected(t, access, server)])
+            # The request model alone decides (one decision, held to Apache by the
+            # differential tests): no syntactic pre-filter that could disagree with it.
+            open_ = _served(ctx, [_map(t, ctx) for t in find_exposed(str(ctx.docroot))])
             if open_ and anchor is not None:
                 yield self.finding(anchor[1], f"{describe(open_)} can be downloaded: nothing "
                                               "in this tree or the server config denies "
