@@ -20,7 +20,7 @@ def location_and_if(ev: Evaluation, rnd: Round, sections: list[ConfigSection], c
     """``walk_location_and_if``: the matching ``<Location>``s, then the ``<If>``s of the
     result, merged onto *sections* (whose merged config is *config*)."""
     if ev.server.locations:
-        locs = location_walk(ev.server.locations, rnd.uri, ev.server.merge_slashes)
+        locs = location_walk(ev.server.locations, rnd.uri, ev.server.merge_slashes, rnd.env)
         if locs:
             sections = [*sections, *locs]
             config = ev.site.merged(sections)
@@ -53,6 +53,8 @@ def map_to_storage(ev: Evaluation, rnd: Round) -> None:
         ev.step("walk", f"{walk.message} → {walk.status}")
         rnd.status, rnd.config, rnd.sections = walk.status, config, sections
         return
+    if walk.match_env:  # the named groups of <DirectoryMatch>/<FilesMatch>: MATCH_*
+        rnd.env.update(walk.match_env)
     rnd.filename, rnd.path_info, rnd.kind = walk.filename, walk.path_info, walk.kind
     if ev.server.locations or config["core"].ifs:
         rnd.sections, rnd.config = location_and_if(ev, rnd, sections, config)

@@ -28,7 +28,7 @@ from typing import Any
 from confmig.model.expr import Expr, ExprError, ExprEvalError, ExprUnsupported, Lookup
 from confmig.model.mapping import NAME_MAX, StatCache
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER, DirConfig, OptsState
-from confmig.model.rewrite.regex import to_bytes
+from confmig.model.rewrite.regex import Regex, to_bytes
 from confmig.model.sections import ConfigSection, SectionKind, section_label
 from confmig.model.site import DEFAULT_DOCUMENT_ROOT, Site, VirtualServer
 from confmig.model.site_builder import (
@@ -63,6 +63,9 @@ class DirWalk:
     message: str = ""
     htaccess_skipped: list[str] = field(default_factory=list)
     opts: int = 0  # the Options in force at the end of the walk (core_opts_t)
+    # MATCH_<NAME> of the named groups of the regex <DirectoryMatch>/<FilesMatch> matched
+    # (r->subprocess_env; set by walk_file), None when there are none
+    match_env: dict[str, str] | None = None
 
 
 def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
@@ -148,14 +151,37 @@ def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
         path_info = ""
         if trailing:
             final = current if current.endswith("/") else current + "/"
+    match_env: dict[str, str] | None = None
     for entry in dirs[idx:]:
         if entry.regex is None:
             continue
-        if entry.regex.search(final) is None:
+        if entry.regex.names:
+            match_env = export_named_groups(entry.regex, final, match_env)
+            if match_env is None:
+                continue
+        elif entry.regex.search(final) is None:
             continue
         opts.apply(entry.core)
         sections.append(entry)
-    return DirWalk(sections, final, path_info, found_kind, 0, "", skipped, opts.opts)
+    return DirWalk(sections, final, path_info, found_kind, 0, "", skipped, opts.opts,
+                   match_env or None)
+
+
+def export_named_groups(regex: Regex, subject: str, env: dict[str, str] | None
+                        ) -> dict[str, str] | None:
+    """A regex section's match of *subject* as the walks of ``server/request.c`` take it:
+    each named group that took part is set as ``MATCH_<NAME>`` (upper-cased; ``ap_regname``
+    with ``AP_REG_MATCH``) in *env* (a new dict when None).  None when it does not match."""
+    groups = regex.named_groups(subject)
+    if groups is None:
+        return None
+    env = {} if env is None else env
+    for name, value in groups:
+        env["MATCH_" + name.translate(_UPPER)] = value
+    return env
+
+
+_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _level_sections(dirs: Sequence[ConfigSection], idx: int, seg: int, level: str
@@ -223,16 +249,21 @@ def _collapse(path: str) -> str:
     return norm + "/" if trailing and norm != "/" else norm
 
 
-def file_walk(files: Sequence[ConfigSection], filename: str) -> list[ConfigSection]:
+def file_walk(files: Sequence[ConfigSection], filename: str,
+              env: dict[str, str] | None = None) -> list[ConfigSection]:
     """``ap_file_walk``: the ``<Files>``/``<FilesMatch>`` of the merged config (in their merge
-    order) that match the last component of *filename*."""
+    order) that match the last component of *filename*; the named groups of the regex ones
+    go to *env* (see :func:`export_named_groups`)."""
     if not files:
         return []
     name = filename.rsplit("/", 1)[-1]
     out = []
     for entry in files:
         if entry.regex is not None:
-            if entry.regex.search(name) is None:
+            if entry.regex.names and env is not None:
+                if export_named_groups(entry.regex, name, env) is None:
+                    continue
+            elif entry.regex.search(name) is None:
                 continue
         elif entry.fnmatch is not None:
             if entry.fnmatch.search(name) is None:
@@ -243,10 +274,11 @@ def file_walk(files: Sequence[ConfigSection], filename: str) -> list[ConfigSecti
     return out
 
 
-def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: bool = True
-                  ) -> list[ConfigSection]:
+def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: bool = True,
+                  env: dict[str, str] | None = None) -> list[ConfigSection]:
     """``ap_location_walk``: ``<Location>`` (prefix, ending at a ``/`` or the end),
-    wildcard and regex forms, in config order, against ``r->uri`` (slashes merged)."""
+    wildcard and regex forms, in config order, against ``r->uri`` (slashes merged); the named
+    groups of the regex ones go to *env* (see :func:`export_named_groups`)."""
     if not locations:
         return []
     if not merge_slashes:
@@ -255,7 +287,10 @@ def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: b
     out = []
     for entry in locations:
         if entry.regex is not None:
-            if entry.regex.search(uri) is None:
+            if entry.regex.names and env is not None:
+                if export_named_groups(entry.regex, uri, env) is None:
+                    continue
+            elif entry.regex.search(uri) is None:
                 continue
         elif entry.fnmatch is not None:
             if entry.fnmatch.search(uri) is None:
@@ -313,6 +348,8 @@ def walk_file(site: Site, server: VirtualServer, filename: str
         walk = directory_walk(site, server, filename)
         sections = [server.defaults, *walk.sections]
         if not walk.status:
-            sections += file_walk(site.merged(sections)["core"].files, walk.filename)
+            env: dict[str, str] = walk.match_env or {}
+            sections += file_walk(site.merged(sections)["core"].files, walk.filename, env)
+            walk.match_env = env or None
         found = server.walks[filename] = (walk, sections, site.merged(sections))
     return found

@@ -133,3 +133,56 @@ def rewrite_cond_expr() -> SiteSpec:
 
 
 SITES.append(rewrite_cond_expr)
+
+
+def named_groups() -> SiteSpec:
+    """``<LocationMatch>``, ``<DirectoryMatch>`` and ``<FilesMatch>`` export their named groups
+    as ``MATCH_<NAME>`` (upper-cased) environment variables (``server/request.c``): a group
+    that did not take part sets nothing; expressions (``Require expr``, ``<If>``,
+    ``Header … expr=``) and ``%{…}e`` see them."""
+    htaccess = (
+        "<FilesMatch \"^(?<base>[a-z]+)(?<opt>_z)?\\.(?<Ext>txt|html)$\">\n"
+        "Header set X-F \"%{MATCH_BASE}e.%{MATCH_EXT}e opt=%{MATCH_OPT}e\"\n"
+        "Header set X-Txt yes \"expr=%{env:MATCH_EXT} == 'txt'\"\n"
+        "Require expr \"%{env:MATCH_BASE} != 'secret'\"\n"
+        "</FilesMatch>\n")
+    vhost = (
+        "<LocationMatch \"^/loc/(?<sect>[a-z]+)/\">\n"
+        "    Header always set X-Sect \"%{MATCH_SECT}e\"\n"
+        "    Require expr \"%{env:MATCH_SECT} != 'deny'\"\n"
+        "    <If \"%{env:MATCH_SECT} == 'iff'\">\n"
+        "        Header always set X-If matched\n"
+        "    </If>\n"
+        "</LocationMatch>\n"
+        "<DirectoryMatch \"^@ROOT@/dm/(?<dname>[^/]+)\">\n"
+        "    Header set X-D \"%{MATCH_DNAME}e\"\n"
+        "    <If \"%{env:MATCH_DNAME} == 'closed'\">\n"
+        "        Require all denied\n"
+        "    </If>\n"
+        "</DirectoryMatch>\n")
+    return SiteSpec(
+        "namedgroups",
+        {"loc/open/x.txt": None, "loc/deny/x.txt": None, "loc/iff/x.txt": None,
+         "dm/open/x.txt": None, "dm/closed/x.txt": None,
+         "fm/.htaccess": htaccess, "fm/page.txt": None, "fm/page_z.html": None,
+         "fm/secret.txt": None, "fm/other.css": None},
+        [
+            Case("/loc/open/x.txt", "LocationMatch: MATCH_SECT in a header"),
+            Case("/loc/deny/x.txt", "LocationMatch: Require expr on MATCH_SECT"),
+            Case("/loc/iff/x.txt", "LocationMatch: <If> on MATCH_SECT",
+                 compare_headers=("X-If",)),
+            Case("/dm/open/x.txt", "DirectoryMatch: MATCH_DNAME in a header"),
+            Case("/dm/closed/x.txt", "DirectoryMatch: <If> on MATCH_DNAME"),
+            Case("/fm/page.txt", "FilesMatch: two groups, the optional one unset",
+                 compare_headers=("X-F", "X-Txt")),
+            Case("/fm/page_z.html", "FilesMatch: the optional group set; expr= false",
+                 compare_headers=("X-F", "X-Txt")),
+            Case("/fm/secret.txt", "FilesMatch: Require expr on MATCH_BASE"),
+            Case("/fm/other.css", "FilesMatch does not match: no MATCH_*",
+                 compare_headers=("X-F",)),
+        ],
+        vhost_extra=vhost,
+    )
+
+
+SITES.append(named_groups)

@@ -103,7 +103,7 @@ class Regex:
     ``search(subject)`` is chosen once per pattern (an instance attribute, not a method): a
     request runs a few of them for every rule it meets."""
 
-    __slots__ = ("_groups", "_pattern", "nocase", "search", "source")
+    __slots__ = ("_groups", "_pattern", "names", "nocase", "search", "source")
 
     def __init__(self, source: str, nocase: bool = False) -> None:
         self.source = source
@@ -112,7 +112,28 @@ class Regex:
         # No JIT: Apache does not JIT, and the JIT gives up at other points (see above).
         self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
         self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
+        # the named groups, as ``ap_regname`` lists them: (number, name)
+        self.names: tuple[tuple[int, str], ...] = tuple(sorted(
+            (number, name if isinstance(name, str) else from_bytes(name))
+            for name, number in self._pattern.groupindex.items()))
         self.search: Callable[[str], Captures | None] = self._searcher()
+
+    def named_groups(self, subject: str) -> list[tuple[str, str]] | None:
+        """The named groups that took part in a match of *subject* (name, value), any group
+        number (not only ``$0``–``$9``); None when it does not match."""
+        data = to_bytes(subject)
+        try:
+            m = self._pattern.search(data)
+        except pcre2.LibraryError as exc:
+            return self._gave_up(subject, exc)
+        if m is None:
+            return None
+        out = []
+        for number, name in self.names:
+            value = m.group(number)
+            if value is not None:
+                out.append((name, from_bytes(value)))
+        return out
 
     def _searcher(self) -> Callable[[str], Captures | None]:
         trivial = _TRIVIAL.get(self.source)
