@@ -5,7 +5,8 @@ Compared as for every target (:mod:`confmig.verify.compare`), with the allowance
 :mod:`confmig.verify.nginx` for what a server writes on its own: the page of an error or a
 redirect that Apache made up (the generated app writes Apache's page without the
 ``<address>`` line, which names the server's version and port), and a directory listing's
-HTML (both list the same names).
+HTML (both list the same names).  ``Allow`` (405, 501, OPTIONS) is compared as a set: Apache
+lists the methods in the order of a hash table.
 """
 
 from __future__ import annotations
@@ -82,7 +83,14 @@ def flask_differences(original: Observed, converted: Observed) -> list[FieldDiff
     """:func:`confmig.verify.compare.differences` with the module docstring's allowances."""
     if _generated(original, converted) or _listing(original, converted):
         original, converted = _without_page(original), _without_page(converted)
-    return differences(original, converted)
+    return differences(_allow_as_set(original), _allow_as_set(converted))
+
+
+def _allow_as_set(o: Observed) -> Observed:
+    if "allow" not in o.headers:
+        return o
+    methods = ",".join(sorted(m.strip() for m in o.headers["allow"].split(",")))
+    return replace(o, headers={**o.headers, "allow": methods})
 
 
 def _generated(a: Observed, b: Observed) -> bool:

@@ -98,7 +98,7 @@ class Renderer:
             "types_config": pystr("/etc/mime.types"),
             "script": "\n".join(script.lines(0, "SCRIPT = ")),
             "scopes": "\n".join(lines),
-            "notes": [comment(self.short(f"{n.location}: {n.directive}: {n.reason}"))
+            "notes": [_docstring_safe(self.short(f"{n.location}: {n.directive}: {n.reason}"))
                       for n in self.notes],
             "uses_pcre2": self.uses_pcre2,
         }
@@ -123,13 +123,16 @@ class Renderer:
         comments = [f"{self.short(files.source)} {files.label}"]
         regex = self.regex(files.basename_regex, False, comments)
         items = [Item(Lit(pystr(self.short(files.source)))), Item(regex)]
+        access = files.settings.access
+        if access != scope.settings.access:
+            items.append(Item(Lit(str(self.access(access, scope, comments))), "access"))
+            if access.decision == "by-address" and access.networks:
+                items.append(Item(tup([Lit(pystr(n)) for n in access.networks]), "networks"))
         own = self.settings(files.settings, scope, [], in_files=True, with_access=False)
         base = self.settings(scope.settings, scope, [], in_files=True, with_access=False)
-        if own.inline() == base.inline():  # the usual case: only access differs
-            status = self.access(files.settings.access, scope, comments)
-            items.append(Item(Lit(str(status)), "access"))
-        else:
-            settings = self.settings(files.settings, scope, comments, in_files=True)
+        if own.inline() != base.inline():
+            settings = self.settings(files.settings, scope, comments, in_files=True,
+                                     with_access=False)
             items.append(Item(settings, "settings"))
         return Item(Call("Files", items), comments=comments)
 
@@ -154,6 +157,9 @@ class Renderer:
         status = self.access(s.access, scope, comments) if with_access else 0
         if status:
             items.append(Item(Lit(str(status)), "access"))
+        networks = getattr(s.access, "networks", ())
+        if status and s.access.decision == "by-address" and networks:
+            items.append(Item(tup([Lit(pystr(n)) for n in networks]), "networks"))
         if s.rewrite is not None and not in_files:
             items.append(self.rewrite(s, scope))
         if s.redirects:
@@ -184,7 +190,7 @@ class Renderer:
             comments.append(self.note(s.index_source, "Options MultiViews",
                                       "content negotiation is not reproduced",
                                       scope.directory))
-        if s.fallback:
+        if s.fallback and s.fallback.lower() != "disabled":
             items.append(Item(Lit(pystr(s.fallback)), "fallback"))
         headers = [self.header(h, scope) for h in s.headers]
         headers = [h for h in headers if h is not None]
@@ -200,9 +206,7 @@ class Renderer:
                 items.append(Item(tup([tup([Lit(pystr(a)), Lit(pystr(b))]) for a, b in pairs]),
                                   name))
         if s.handler:
-            comments.append(self.note(None, "SetHandler", f"{s.handler}: handed to the script "
-                                      "hook", scope.directory, behaviour=False))
-            items.append(Item(Lit(pystr(".")), "handlers"))
+            items.append(Item(Lit(pystr(s.handler)), "handler"))
         if s.expires is not None:
             items.append(Item(Lit("True"), "expires"))
             if s.expires.default:
@@ -369,6 +373,11 @@ class Renderer:
             if getattr(cond, name) and not (name == "nocase" and cond.kind == "regex"):
                 items.append(Item(Lit("True"), name))
         return Call("Cond", items)
+
+
+def _docstring_safe(text: str) -> str:
+    """One line of the module docstring: no backslash escapes, no closing quotes."""
+    return " ".join(text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"').split())
 
 
 def _env_names(plan: SitePlan) -> frozenset[str]:
