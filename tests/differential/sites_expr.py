@@ -186,3 +186,51 @@ def named_groups() -> SiteSpec:
 
 
 SITES.append(named_groups)
+
+
+def expression_vary() -> SiteSpec:
+    """``ap_expr_exec`` adds the request headers an expression read (``req()``, ``http()``,
+    ``%{HTTP_*}``; never Host, never ``req_novary()``) to the response's Vary
+    (``add_vary``), for every caller that does not pass ``AP_EXPR_FLAG_DONT_VARY``
+    (``RewriteCond … [NV]`` does); an error response drops ``headers_out`` and with it Vary."""
+    rules = "RewriteEngine On\n"
+    files: dict[str, str | bytes | None] = {
+        "if/.htaccess": "<If \"req('X-A') == 'a'\">\nHeader set X-If 1\n</If>\n",
+        "req/.htaccess": "Require expr \"%{HTTP_USER_AGENT} != 'bad'\"\n",
+        "hdr/.htaccess": "Header set X-H yes \"expr=req('X-B') == 'b'\"\n",
+        "rw/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\"\n"
+                                "RewriteRule ^ - [E=FOO:1]\n",
+        "rwnv/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\" [NV]\n"
+                                  "RewriteRule ^ - [E=FOO:1]\n",
+        "rwno/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\"\n"
+                                  "RewriteRule ^nomatch$ - [E=FOO:1]\n",
+        "host/.htaccess": "<If \"req('Host') =~ /zz/ || req_novary('X-N') == 'n'\">\n"
+                          "Header set X-If 1\n</If>\n",
+        "mix/.htaccess": "<If \"-n req('X-A')\">\nHeader set X-If 1\n</If>\n"
+                         "Require expr \"http('X-D') != 'no'\"\n"
+                         "Header set X-H yes \"expr=%{HTTP_REFERER} == ''\"\n" + rules
+                         + "RewriteCond %{HTTP:X-E} ^e\nRewriteRule ^ - [E=FOO:1]\n",
+    }
+    for directory in ("if", "req", "hdr", "rw", "rwnv", "rwno", "host", "mix"):
+        files[f"{directory}/x.txt"] = None
+    vary = ("Vary",)
+    return SiteSpec("exprvary", files, [
+        Case("/if/x.txt", "<If> reading req(): Vary", {"X-A": "a"}, compare_headers=vary),
+        Case("/if/x.txt", "<If> false still varies", compare_headers=vary),
+        Case("/req/x.txt", "Require expr reading %{HTTP_USER_AGENT}: Vary",
+             compare_headers=vary),
+        Case("/req/x.txt", "Require expr denies: an error response, no Vary",
+             {"User-Agent": "bad"}, compare_headers=vary),
+        Case("/hdr/x.txt", "Header expr=", {"X-B": "b"}, compare_headers=vary),
+        Case("/rw/x.txt", "RewriteCond expr", {"X-C": "c"}, compare_headers=vary),
+        Case("/rw/x.txt", "RewriteCond expr false", compare_headers=vary),
+        Case("/rwnv/x.txt", "RewriteCond expr [NV]", {"X-C": "c"}, compare_headers=vary),
+        Case("/rwno/x.txt", "RewriteCond expr of a rule whose pattern does not match",
+             compare_headers=vary),
+        Case("/host/x.txt", "req('Host') and req_novary(): no Vary", compare_headers=vary),
+        Case("/mix/x.txt", "<If>, Require expr, Header expr= and a RewriteCond: the order",
+             {"X-A": "1", "X-E": "e"}, compare_headers=vary),
+    ])
+
+
+SITES.append(expression_vary)
