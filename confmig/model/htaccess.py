@@ -52,12 +52,12 @@ def htaccess_permit(opts: OptsState, modules: ModuleSet) -> Permit:
             shown = name if isinstance(node, Directive) else f"<{node.name}"
             message = (f"Invalid command '{shown}', perhaps misspelled or defined by a module "
                        "not included in the server configuration")
-            return "nonfatal:" + message if "unknown" in opts.nonfatal else message
+            return "nonfatal:" + message if "Unknown" in opts.nonfatal else message
         if overrides_permit(info.name, allow, listed):
             return None
         shown = info.name.rstrip(">")
         message = f"{shown} not allowed here"
-        return "nonfatal:" + message if "override" in opts.nonfatal else message
+        return "nonfatal:" + message if "Override" in opts.nonfatal else message
 
     return check
 

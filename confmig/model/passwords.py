@@ -56,21 +56,3 @@ def validate(password: str, stored: str) -> Verdict:
         return Verdict.MATCH if scheme.verify(secret, stored) else Verdict.MISMATCH
     except ValueError:  # a malformed hash of a known scheme: crypt() gives no match
         return Verdict.MISMATCH
-
-
-def scheme(stored: str) -> str:
-    """The format of a stored hash as APR tells it apart: ``bcrypt``, ``apr1``, ``sha1``
-    (``{SHA}``, unsalted), ``md5-crypt``, ``sha256-crypt``, ``sha512-crypt``, ``des-crypt``
-    (only 8 characters of a password count), ``plain`` (never matches on Unix) or
-    ``unknown``."""
-    if stored.startswith(("$2a$", "$2y$", "$2b$")):
-        return "bcrypt"
-    for prefix, name in (("$apr1$", "apr1"), ("{SHA}", "sha1"), ("$1$", "md5-crypt"),
-                         ("$5$", "sha256-crypt"), ("$6$", "sha512-crypt")):
-        if stored.startswith(prefix):
-            return name
-    if stored.startswith("$"):
-        return "unknown"
-    if len(stored) == 13 and all(c.isalnum() or c in "./" for c in stored):
-        return "des-crypt"
-    return "plain"

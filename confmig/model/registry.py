@@ -167,16 +167,36 @@ def registry() -> Registry:
 
 # --- AllowOverride ---------------------------------------------------------------------
 
-# The Options keywords and their bits (Apache's OPT_*): an .htaccess ``Options`` line may set
-# a keyword only if all its bits are among those AllowOverride permits.
-_OPT = {
-    "indexes": 1, "includes": 2 | 32, "includesnoexec": 2, "followsymlinks": 4,
-    "symlinksifownermatch": 64, "execcgi": 8, "multiviews": 128, "runscripts": 128 | 8,
-    "none": 0, "all": 1 | 2 | 32 | 4 | 8,  # OPT_ALL: no MultiViews, no SymLinksIfOwnerMatch
+# The Options keywords and their bits (Apache's OPT_*, include/http_core.h): defined here
+# once; the model's Options handler (merge/core.read_options), AllowOverride Options= and
+# every consumer import them.
+OPT_NONE = 0
+OPT_INDEXES = 1
+OPT_INCLUDES = 2
+OPT_SYM_LINKS = 4
+OPT_EXECCGI = 8
+OPT_UNSET = 16
+OPT_INC_WITH_EXEC = 32
+OPT_SYM_OWNER = 64
+OPT_MULTI = 128
+OPT_ALL = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI
+# What an .htaccess may set when no ``AllowOverride Options=`` restricts it
+# (create_core_dir_config's override_opts).
+OPT_OVERRIDE_DEFAULT = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI
+
+OPTION_BITS: dict[str, int] = {
+    "indexes": OPT_INDEXES, "includes": OPT_INCLUDES | OPT_INC_WITH_EXEC,
+    "includesnoexec": OPT_INCLUDES, "followsymlinks": OPT_SYM_LINKS,
+    "symlinksifownermatch": OPT_SYM_OWNER, "execcgi": OPT_EXECCGI, "multiviews": OPT_MULTI,
+    "runscripts": OPT_MULTI | OPT_EXECCGI,
 }
-_KEYWORDS = {"indexes": "Indexes", "includes": "Includes", "includesnoexec": "IncludesNOEXEC",
-             "followsymlinks": "FollowSymLinks", "symlinksifownermatch": "SymLinksIfOwnerMatch",
-             "execcgi": "ExecCGI", "multiviews": "MultiViews"}
+# An .htaccess ``Options`` line may set a keyword only if all its bits are among those
+# AllowOverride permits; ``None`` and ``All`` are keywords too (core.c set_options).
+_OPT = {**OPTION_BITS, "none": OPT_NONE, "all": OPT_ALL}
+OPTION_NAMES = {"indexes": "Indexes", "includes": "Includes", "includesnoexec": "IncludesNOEXEC",
+                "followsymlinks": "FollowSymLinks",
+                "symlinksifownermatch": "SymLinksIfOwnerMatch",
+                "execcgi": "ExecCGI", "multiviews": "MultiViews", "runscripts": "RunScripts"}
 _CLASS_NAMES = {c.lower(): c for c in OVERRIDE_CLASSES}
 
 
@@ -187,7 +207,8 @@ def is_option_keyword(word: str) -> bool:
 
 
 def _keywords(mask: int) -> frozenset[str]:
-    return frozenset(name for key, name in _KEYWORDS.items() if mask & _OPT[key] == _OPT[key])
+    return frozenset(name for key, name in OPTION_NAMES.items()
+                     if key != "runscripts" and mask & _OPT[key] == _OPT[key])
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +232,16 @@ class AllowOverride:
     def reads_htaccess(self) -> bool:
         return bool(self.classes)
 
+    @property
+    def override_opts(self) -> int:
+        """The ``Options`` bits an ``.htaccess`` may set (Apache's ``override_opts``)."""
+        if self.options is None:
+            return OPT_OVERRIDE_DEFAULT
+        bits = 0
+        for keyword in self.options:
+            bits |= _OPT[keyword.lower()]
+        return bits
+
     def permits_option(self, option: str) -> bool:
         """May an ``.htaccess`` ``Options`` line name *option* (``+MultiViews``, ``All``...)?"""
         if "Options" not in self.classes:
@@ -218,12 +249,7 @@ class AllowOverride:
         bits = _OPT.get(option.lstrip("+-").lower())
         if bits is None:
             return False  # Apache: "Illegal option"
-        if self.options is None:
-            return True
-        allowed = 0
-        for keyword in self.options:
-            allowed |= _OPT[keyword.lower()]
-        return allowed & bits == bits
+        return self.override_opts & bits == bits
 
     @classmethod
     def parse(cls, words: Iterable[str]) -> AllowOverride:

@@ -56,12 +56,9 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     if expiry is not None:
         out.append(("Cache-Control", f"max-age={max(0, int(expiry - ev.now))}"))
     if conf is not None:
-        vary: list[str] = []  # what the expr= conditions read: Vary in headers_out
-        apply_headers(ev, conf.always, err, rnd, vary)
+        apply_headers(ev, conf.always, err, rnd)
         if rnd.served:
-            apply_headers(ev, conf.onsuccess, out, rnd, vary)
-        if vary:
-            out.append(("Vary", ", ".join(vary)))
+            apply_headers(ev, conf.onsuccess, out, rnd)
     merged: dict[str, str] = {}
     names: dict[str, str] = {}
     for name, value in [*err, *out]:
@@ -136,16 +133,15 @@ def http_date(when: int) -> str:
 
 
 def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tuple[str, str]],
-                  rnd: Round, vary: list[str] | None = None) -> None:
-    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order); *vary*
-    receives the request headers the ``expr=`` conditions read."""
+                  rnd: Round) -> None:
+    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order)."""
     for h in entries:
         if h.early:
             continue
         if h.expr is not None:
             try:
                 if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table),
-                                                     ev.now, vary):
+                                                     ev.now):
                     continue
             except ExprError:
                 continue

@@ -26,7 +26,7 @@ def location_and_if(ev: Evaluation, rnd: Round, sections: list[ConfigSection], c
             config = ev.site.merged(sections)
     ifs = config["core"].ifs
     if ifs:
-        chosen = if_walk(ifs, lookup_for(ev, rnd), ev.unsupported, ev.now, rnd.vary)
+        chosen = if_walk(ifs, lookup_for(ev, rnd), ev.unsupported, ev.now)
         if chosen:
             sections = [*sections, *chosen]
             config = ev.site.merged(sections)

@@ -306,12 +306,10 @@ def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: b
 
 
 def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
-            unsupported: list[str], clock: float | None = None,
-            vary: list[str] | None = None) -> list[ConfigSection]:
+            unsupported: list[str], clock: float | None = None) -> list[ConfigSection]:
     """``ap_if_walk``: ``<If>``/``<ElseIf>``/``<Else>`` chains; a matched section's own nested
     ``<If>``s are walked after the others.  A condition the model cannot evaluate counts as
-    false and is reported in *unsupported*; *vary* receives the request headers the
-    conditions read (``ap_expr_exec`` adds them to the response's Vary)."""
+    false and is reported in *unsupported*."""
     out: list[ConfigSection] = []
     prev: bool | None = None
     nested: list[ConfigSection] = []
@@ -321,7 +319,7 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         if entry.kind in ("if", "elseif"):
             assert entry.condition is not None
             try:
-                ok = entry.condition.evaluate(lookup, clock, vary)
+                ok = entry.condition.evaluate(lookup, clock)
             except ExprUnsupported as exc:
                 unsupported.append(f"{entry.label} at {entry.where}: cannot evaluate {exc}")
                 ok = False
@@ -335,7 +333,7 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         out.append(entry)
         nested.extend(entry.core.ifs)
     if nested:
-        out.extend(if_walk(nested, lookup, unsupported, clock, vary))
+        out.extend(if_walk(nested, lookup, unsupported, clock))
     return out
 
 

@@ -13,9 +13,9 @@ from confmig.model.merge import (
     SectionBuilder,
     expires_code,
     merge_configs,
-    parse_allow_override,
     parse_redirect,
 )
+from confmig.model.registry import AllowOverride
 from confmig.syntax import Directive, parse_text
 
 
@@ -61,13 +61,21 @@ def test_options_restricted_by_allow_override() -> None:
 
 
 def test_allow_override_parsing() -> None:
-    classes, nonfatal, opts, err = parse_allow_override(["FileInfo", "Options=Indexes",
-                                                         "Nonfatal=Override"])
-    assert (classes, nonfatal, opts, err) == (frozenset({"FileInfo", "Options"}),
-                                              frozenset({"override"}), OPT_INDEXES, None)
-    assert parse_allow_override(["Options"])[2] == OPT_ALL  # no MultiViews
-    assert parse_allow_override(["Nonfatal=All", "All"])[1] == frozenset()
-    assert parse_allow_override(["Bogus"])[3] == "Illegal override option Bogus"
+    """The model's AllowOverride handler reads the line with the one parser,
+    registry.AllowOverride, and keeps its spelling of Nonfatal."""
+    allow = AllowOverride.parse(["FileInfo", "Options=Indexes", "Nonfatal=Override"])
+    assert (allow.classes, allow.nonfatal, allow.override_opts) == (
+        frozenset({"FileInfo", "Options"}), frozenset({"Override"}), OPT_INDEXES)
+    core = config("AllowOverride FileInfo Options=Indexes Nonfatal=Override")["core"]
+    assert (core.override, core.nonfatal, core.override_opts) == (
+        frozenset({"FileInfo", "Options"}), frozenset({"Override"}), OPT_INDEXES)
+    assert AllowOverride.parse(["Options"]).override_opts == OPT_ALL  # no MultiViews
+    assert config("AllowOverride Options")["core"].override_opts == OPT_ALL
+    assert AllowOverride.parse(["Nonfatal=All", "All"]).nonfatal == frozenset()
+    assert config("AllowOverride Nonfatal=All All")["core"].nonfatal == frozenset()
+    with pytest.raises(ValueError, match=r"^Illegal override option Bogus$"):
+        AllowOverride.parse(["Bogus"])
+    assert build("AllowOverride Bogus").errors[0][1] == "Illegal override option Bogus"
 
 
 def test_mime_child_overrides_per_extension_and_remove_type_hides_types_config() -> None:

@@ -12,12 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from confmig.model.merge.core import read_options
 from confmig.model.registry import AllowOverride, override_list
-
-_OPTION_KEYWORDS = frozenset({
-    "indexes", "includes", "includesnoexec", "followsymlinks", "symlinksifownermatch",
-    "execcgi", "multiviews", "runscripts", "none", "all",
-})
 
 
 @dataclass(frozen=True)
@@ -74,31 +70,13 @@ class InForce:
 
 
 def options_problem(args: list[str], allow: AllowOverride) -> str | None:
-    """Apache's error for an ``Options`` line of an ``.htaccess`` (``set_options``), or None.
+    """Apache's error for an ``Options`` line of an ``.htaccess`` (``set_options``), or None:
+    the model's Options handler (:func:`confmig.model.merge.core.read_options`) with the
+    options *allow* lets an ``.htaccess`` set.
 
     The syntax errors (mixing ``+``/``-`` with plain keywords, ``None``/``All`` not first, an
     unknown keyword) stop a server config from loading as well, so they matter for the moved
     ``<Directory>`` block too; ``not allowed here`` comes from the ``Options=`` list.
     """
-    first, merge, all_none = True, False, False
-    for word in args:
-        name = word[1:] if word[:1] in "+-" else word
-        if word[:1] in "+-":
-            if not merge and not first and not all_none:
-                return "Either all Options must start with + or -, or no Option may."
-            merge = True
-        elif merge:
-            return "Either all Options must start with + or -, or no Option may."
-        lower = name.lower()
-        if lower not in _OPTION_KEYWORDS:
-            return f"Illegal option {name}"
-        if lower in ("none", "all"):
-            if not first:
-                return f"'Options {name}' must be the first Option given."
-            if merge:
-                return f"You may not use 'Options {word}'."
-            all_none = True
-        if not allow.permits_option(name):
-            return f"Option {name} not allowed here"
-        first = False
-    return None
+    read = read_options(args, override_opts=allow.override_opts)
+    return read if isinstance(read, str) else None

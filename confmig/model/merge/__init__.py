@@ -48,13 +48,11 @@ from confmig.model.merge.core import (
     OPT_SYM_OWNER,
     OPT_UNSET,
     OPTION_BITS,
-    OVERRIDE_CLASSES,
     CoreDir,
     OptsState,
     error_document_kind,
     merge_core,
     options_text,
-    parse_allow_override,
 )
 from confmig.model.merge.dir import DirDir, merge_dir
 from confmig.model.merge.env import EnvDir, SetEnvIfDir, SetEnvIfEntry, merge_env, merge_setenvif
@@ -64,6 +62,7 @@ from confmig.model.merge.headers import HeaderAction, HeaderEntry, HeadersDir, m
 from confmig.model.merge.mime import ExtInfo, MimeDir, merge_mime
 from confmig.model.merge.vector import MERGERS, DirConfig, merge_configs
 from confmig.model.netmatch import ip_matches
+from confmig.model.registry import OVERRIDE_CLASSES
 
 __all__ = [
     "AUTHZ_PROVIDERS", "DEFAULT_CHARSET", "MERGERS", "METHODS", "OPTION_BITS", "OPT_ALL",
@@ -76,6 +75,6 @@ __all__ = [
     "OptsState", "SectionBuilder", "SetEnvIfDir", "SetEnvIfEntry", "error_document_kind",
     "expires_code", "ip_matches", "merge_alias", "merge_authn", "merge_authz", "merge_configs",
     "merge_core", "merge_dir", "merge_env", "merge_expires", "merge_headers", "merge_mime",
-    "merge_setenvif", "options_text", "parse_allow_override", "parse_redirect",
+    "merge_setenvif", "options_text", "parse_redirect",
     "union_methods",
 ]

@@ -5,44 +5,42 @@ options of the directory walk (``core_opts_merge``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.mapping import is_url
 from confmig.model.merge.handlers import handles, takes
-from confmig.model.registry import override_list
+from confmig.model.registry import (
+    OPT_ALL,
+    OPT_EXECCGI,
+    OPT_INC_WITH_EXEC,
+    OPT_INCLUDES,
+    OPT_INDEXES,
+    OPT_MULTI,
+    OPT_NONE,
+    OPT_OVERRIDE_DEFAULT,
+    OPT_SYM_LINKS,
+    OPT_SYM_OWNER,
+    OPT_UNSET,
+    OPTION_BITS,
+    OPTION_NAMES,
+    AllowOverride,
+    override_list,
+)
 from confmig.model.rewrite.uri import atoi
 from confmig.syntax import Directive
 
 if TYPE_CHECKING:
     from confmig.model.merge.builder import SectionBuilder
 
-OPT_NONE = 0
-OPT_INDEXES = 1
-OPT_INCLUDES = 2
-OPT_SYM_LINKS = 4
-OPT_EXECCGI = 8
-OPT_UNSET = 16
-OPT_INC_WITH_EXEC = 32
-OPT_SYM_OWNER = 64
-OPT_MULTI = 128
-OPT_ALL = OPT_INDEXES | OPT_INCLUDES | OPT_INC_WITH_EXEC | OPT_SYM_LINKS | OPT_EXECCGI
 # create_core_dir_config for a server's defaults (no directory): Options FollowSymLinks.
 OPT_SERVER_DEFAULT = OPT_UNSET | OPT_SYM_LINKS
+_OPTION_NAMES = tuple((bit, OPTION_NAMES[key]) for bit, key in (
+    (OPT_INDEXES, "indexes"), (OPT_INCLUDES, "includes"), (OPT_SYM_LINKS, "followsymlinks"),
+    (OPT_EXECCGI, "execcgi"), (OPT_SYM_OWNER, "symlinksifownermatch"), (OPT_MULTI, "multiviews"),
+))
 
-OPTION_BITS: dict[str, int] = {
-    "indexes": OPT_INDEXES, "includes": OPT_INCLUDES | OPT_INC_WITH_EXEC,
-    "includesnoexec": OPT_INCLUDES, "followsymlinks": OPT_SYM_LINKS,
-    "symlinksifownermatch": OPT_SYM_OWNER, "execcgi": OPT_EXECCGI, "multiviews": OPT_MULTI,
-    "runscripts": OPT_MULTI | OPT_EXECCGI,
-}
-_OPTION_NAMES = (
-    (OPT_INDEXES, "Indexes"), (OPT_INCLUDES, "Includes"), (OPT_SYM_LINKS, "FollowSymLinks"),
-    (OPT_EXECCGI, "ExecCGI"), (OPT_SYM_OWNER, "SymLinksIfOwnerMatch"), (OPT_MULTI, "MultiViews"),
-)
-
-OVERRIDE_CLASSES = ("AuthConfig", "FileInfo", "Indexes", "Limit", "Options")
 DEFAULT_CHARSET = "iso-8859-1"
 
 
@@ -64,7 +62,7 @@ class CoreDir:
     opts_add: int = 0
     opts_remove: int = 0
     override: frozenset[str] | None = None
-    nonfatal: frozenset[str] = frozenset()
+    nonfatal: frozenset[str] = frozenset()  # AllowOverride.nonfatal: "Override", "Unknown"
     override_opts: int | None = None
     override_list: frozenset[str] | None = None
     mime_type: str | None = None
@@ -128,7 +126,7 @@ class OptsState:
     @classmethod
     def start(cls, core: CoreDir) -> OptsState:
         return cls(core.opts, core.opts_add, core.opts_remove, core.override or frozenset(),
-                   core.nonfatal, (OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+                   core.nonfatal, OPT_OVERRIDE_DEFAULT
                    if core.override_opts is None else core.override_opts,
                    core.override_list or frozenset())
 
@@ -145,7 +143,7 @@ class OptsState:
             self.override = core.override
             self.nonfatal = core.nonfatal
             self.override_opts = (core.override_opts if core.override_opts is not None
-                                  else OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+                                  else OPT_OVERRIDE_DEFAULT)
         if core.override_list is not None:
             self.override_list = core.override_list
 
@@ -172,7 +170,7 @@ def _options(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str 
 
 
 def read_options(args: Sequence[str], opts: int = OPT_UNSET, add: int = 0, remove: int = 0,
-                 override_opts: int = OPT_ALL | OPT_SYM_OWNER | OPT_MULTI
+                 override_opts: int = OPT_OVERRIDE_DEFAULT
                  ) -> tuple[int, int, int] | str:
     """``set_options``: the ``(opts, add, remove)`` bits after an ``Options`` line with
     *args*, starting from the section's, or Apache's error message for the line.
@@ -224,64 +222,14 @@ def read_options(args: Sequence[str], opts: int = OPT_UNSET, add: int = 0, remov
     return opts, add, remove
 
 
-def parse_allow_override(args: Iterable[str]) -> tuple[frozenset[str], frozenset[str],
-                                                       int | None, str | None]:
-    """``set_override`` → (classes, nonfatal kinds, Options= bits or None, error)."""
-    classes: set[str] = set()
-    nonfatal: set[str] = set()
-    opts: int | None = None
-    for word in args:
-        key, sep, value = word.partition("=")
-        low = key.lower()
-        if low == "limit":
-            classes.add("Limit")
-        elif low == "options":
-            classes.add("Options")
-            if sep:
-                opts = 0
-                for name in value.split(","):
-                    if not name:
-                        continue
-                    bit = {"none": OPT_NONE, "all": OPT_ALL}.get(name.lower(),
-                                                                 OPTION_BITS.get(name.lower()))
-                    if bit is None:
-                        return frozenset(), frozenset(), None, f"Illegal option {name}"
-                    opts |= bit
-            else:
-                opts = OPT_ALL
-        elif low == "fileinfo":
-            classes.add("FileInfo")
-        elif low == "authconfig":
-            classes.add("AuthConfig")
-        elif low == "indexes":
-            classes.add("Indexes")
-        elif low == "nonfatal":
-            if not sep:
-                return (frozenset(), frozenset(), None,
-                        f"=Override, =Unknown or =All expected after {word}")
-            kind = value.lower()
-            if kind in ("override", "unknown"):
-                nonfatal.add(kind)
-            elif kind == "all":
-                nonfatal |= {"override", "unknown"}
-        elif low == "none":
-            classes.clear()
-            nonfatal.clear()
-        elif low == "all":
-            classes = set(OVERRIDE_CLASSES)
-            nonfatal.clear()
-        else:
-            return frozenset(), frozenset(), None, f"Illegal override option {word}"
-    return frozenset(classes), frozenset(nonfatal), opts, None
-
-
 @handles("allowoverride")
 def _allow_override(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    classes, nonfatal, opts, err = parse_allow_override(d.args)
-    if err:
-        return err
-    b.core.update(override=classes, nonfatal=nonfatal,
-                   override_opts=opts if opts is not None else OPT_ALL | OPT_SYM_OWNER | OPT_MULTI)
+    try:
+        allow = AllowOverride.parse(d.args)
+    except ValueError as exc:
+        return str(exc)
+    b.core.update(override=allow.classes, nonfatal=allow.nonfatal,
+                   override_opts=allow.override_opts)
     return None
 
 

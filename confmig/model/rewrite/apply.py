@@ -26,7 +26,7 @@ from confmig.model.rewrite.uri import (
     compare_lexicography,
     is_absolute_uri,
 )
-from confmig.model.rewrite.variables import lookup_variable
+from confmig.model.rewrite.variables import lookup_header, lookup_variable
 
 # rule_return_type
 _NOMATCH, _MATCH, _NOSUB, _STATUS_SET = 0, 1, 2, 3
@@ -97,14 +97,7 @@ def _expr_cond(c: Condition, st: EvalState) -> tuple[bool, Captures | None, str]
     now = st.request.now.timestamp() if st.request.now is not None else None
     run = Evaluation(expr_lookup(st), now)
     try:
-        result = run.cond(c.expr.tree)
-        if run.vary and not c.novary:
-            # ap_expr_exec_re merges the headers the expression read into Vary at once,
-            # whatever the result ([NV]: AP_EXPR_FLAG_DONT_VARY)
-            if not st.expr_vary:
-                st.expr_vary = []
-            st.expr_vary.extend(run.vary)
-        return result, run.source, ""
+        return run.cond(c.expr.tree), run.source, ""
     except ExprUnsupported as exc:
         st.note_unsupported(f"RewriteCond expr {c.pattern!r}: cannot evaluate {exc} (taken as "
                             "false)")
@@ -124,8 +117,8 @@ def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
         table, sep, key = name.partition(":")
         if sep:
             upper = table.upper()
-            if upper == "HTTP":  # (the expression's own Vary: see _expr_cond)
-                return st.request.headers.get(key) or ""
+            if upper == "HTTP":
+                return lookup_header(key, st) or ""
             if upper == "ENV":
                 return st.env.get(key, "")
             return "" if upper in ("RESP", "NOTE") else None
