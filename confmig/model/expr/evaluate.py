@@ -45,8 +45,11 @@ from confmig.model.expr.nodes import (
 )
 from confmig.model.netmatch import ip_matches
 from confmig.model.rewrite.regex import Captures
+from confmig.model.rewrite.uri import atoi
 
 Lookup = Callable[[str], "str | None"]
+# -F/-U/-A: (operator, argument) → the test's result, from a sub-request the caller makes
+SubRequest = Callable[[str, str], bool]
 # file(): MAX_FILE_SIZE in util_expr_eval.c.
 MAX_FILE_SIZE = 10 * 1024 * 1024
 _UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -65,10 +68,12 @@ class ExprEvalError(Exception):
 @dataclass
 class Evaluation:
     """The state of one ``ap_expr_exec``: the request's lookups, the clock, the recursion
-    level, the last regex match with groups (``$0``–``$9``) and the headers to add to Vary."""
+    level, the last regex match with groups (``$0``–``$9``), the headers to add to Vary and
+    the sub-requests of ``-F``/``-U``/``-A`` (None: the caller cannot make one)."""
 
     lookup: Lookup
     now: float | None = None
+    subrequest: SubRequest | None = None
     depth: int = 0
     source: Captures | None = None
     vary: list[str] = field(default_factory=list)
@@ -135,7 +140,9 @@ class Evaluation:
         if op == "T":
             return _true(value)
         if op in ("F", "U", "A"):
-            raise ExprUnsupported(f"-{op} (a sub-request's answer)")
+            if self.subrequest is None:
+                raise ExprUnsupported(f"-{op} (a sub-request's answer)")
+            return self.subrequest(op, value)
         return _file_test(op, value)
 
     def _binary(self, node: Binary) -> bool:
@@ -245,19 +252,8 @@ class Evaluation:
 
 
 def atoi64(text: str) -> int:
-    """``apr_atoi64`` (``strtoll``): leading blanks, a sign, digits; clamped to 64 bits."""
-    s = text.lstrip(" \t\n\r\f\v")
-    sign = 1
-    if s[:1] in ("+", "-"):
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    digits = 0
-    while digits < len(s) and "0" <= s[digits] <= "9":
-        digits += 1
-    if not digits:
-        return 0
-    value = sign * int(s[:digits])
-    return max(-(2**63), min(2**63 - 1, value))
+    """``apr_atoi64`` (``strtoll``): C's ``atoi`` clamped to 64 bits."""
+    return max(-(2**63), min(2**63 - 1, atoi(text)))
 
 
 def escape_path(text: str) -> str:
