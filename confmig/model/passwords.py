@@ -31,28 +31,37 @@ def validate(password: str, stored: str) -> Verdict:
     bytes decoded with surrogateescape, so any byte round-trips)."""
     from passlib import hash as schemes  # libpass; imported here on purpose (start-up time)
 
-    secret = password.encode("utf-8", errors="surrogateescape")
-    if stored.startswith(("$2a$", "$2y$", "$2b$")):
-        scheme = schemes.bcrypt
-    elif stored.startswith("$apr1$"):
-        scheme = schemes.apr_md5_crypt
-    elif stored.startswith("{SHA}"):
-        scheme = schemes.ldap_sha1
-    elif stored.startswith("$1$"):
-        scheme = schemes.md5_crypt
-    elif stored.startswith("$5$"):
-        scheme = schemes.sha256_crypt
-    elif stored.startswith("$6$"):
-        scheme = schemes.sha512_crypt
-    elif stored.startswith("$"):
+    kind = scheme(stored)
+    if kind == "unknown":
         return Verdict.UNKNOWN
-    elif len(stored) == 13:
-        scheme = schemes.des_crypt
-    else:  # crypt() of a malformed DES hash: never the stored text itself (plain text fails)
+    if kind == "plain":  # crypt() of a malformed DES hash: never the stored text itself
         return Verdict.MISMATCH
-    if not scheme.identify(stored):
+    handler = {"bcrypt": schemes.bcrypt, "apr1": schemes.apr_md5_crypt,
+               "sha1": schemes.ldap_sha1, "md5-crypt": schemes.md5_crypt,
+               "sha256-crypt": schemes.sha256_crypt, "sha512-crypt": schemes.sha512_crypt,
+               "des-crypt": schemes.des_crypt}[kind]
+    if not handler.identify(stored):
         return Verdict.MISMATCH
+    secret = password.encode("utf-8", errors="surrogateescape")
     try:
-        return Verdict.MATCH if scheme.verify(secret, stored) else Verdict.MISMATCH
+        return Verdict.MATCH if handler.verify(secret, stored) else Verdict.MISMATCH
     except ValueError:  # a malformed hash of a known scheme: crypt() gives no match
         return Verdict.MISMATCH
+
+
+def scheme(stored: str) -> str:
+    """The format of a stored hash as APR tells it apart: ``bcrypt``, ``apr1``, ``sha1``
+    (``{SHA}``, unsalted), ``md5-crypt``, ``sha256-crypt``, ``sha512-crypt``, ``des-crypt``
+    (only 8 characters of a password count), ``plain`` (never matches on Unix) or
+    ``unknown``."""
+    if stored.startswith(("$2a$", "$2y$", "$2b$")):
+        return "bcrypt"
+    for prefix, name in (("$apr1$", "apr1"), ("{SHA}", "sha1"), ("$1$", "md5-crypt"),
+                         ("$5$", "sha256-crypt"), ("$6$", "sha512-crypt")):
+        if stored.startswith(prefix):
+            return name
+    if stored.startswith("$"):
+        return "unknown"
+    if len(stored) == 13 and all(c.isalnum() or c in "./" for c in stored):
+        return "des-crypt"
+    return "plain"
