@@ -3,15 +3,20 @@ below was checked on Apache 2.4.71; tests/verify re-checks them on the real serv
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+import confmig.convert.httpd.judge as judge_module
+import confmig.model.registry as registry_module
 from confmig.convert.httpd.env import assumed_env
-from confmig.convert.httpd.judge import Verdict
+from confmig.convert.httpd.judge import Verdict, judge
 from confmig.convert.httpd.overrides import InForce
 from confmig.convert.httpd.plan import FileStatus, plan_file
 from confmig.convert.httpd.tree import AccessFile
+from confmig.model.registry import Registry, overrides_permit, registry
+from confmig.syntax import Directive, Section
 
 CASES = [
     # AllowOverride words, AllowOverrideList, directive, verdict
@@ -70,3 +75,46 @@ def test_an_ignored_rewrite_directive_still_replaces_the_parents_rules(tmp_path:
     plan = plan_file(AccessFile(path, str(tmp_path)),
                      in_force(["Indexes", "Nonfatal=Override"], []), env.loaded, env.state)
     assert [module for module, _node in plan.empty_configs] == ["mod_rewrite"]
+
+
+# -- the converter asks the model's one decision -------------------------------------------
+
+GRANTS = [["All"], ["None"], ["AuthConfig"], ["FileInfo"], ["Indexes"], ["Limit"],
+          ["Options=Indexes"], ["FileInfo", "Limit"], ["AuthConfig", "Indexes", "Options"]]
+
+
+@pytest.mark.parametrize("words", GRANTS, ids=" ".join)
+def test_judge_admits_what_the_model_permits(words: list[str]) -> None:
+    """For every directive the registry knows, the converter's verdict on "allowed here" is
+    the model's overrides_permit (the decision CTX002 and the model's .htaccess reader ask)."""
+    force = in_force(words, [])
+    for info in registry():
+        if info.name.lower() == "options":
+            continue  # its keywords are checked after admission
+        node = (Section("t", 1, 1, "", name=info.name.strip("<>"), args=["x"]) if info.section
+                else Directive("t", 1, 1, "", name=info.name, args=["x"]))
+        judgement = judge(node, force, lambda _module: True)
+        admitted = overrides_permit(info.name, words)
+        assert (judgement.verdict is Verdict.OK) == admitted, (info.name, judgement.reason)
+
+
+UNKNOWN = "WSGIPassAuthorization"  # FileInfo in Apache; made unknown to confmig below
+
+
+def test_judge_and_model_agree_for_an_unknown_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A third-party directive allowed in .htaccess whose class confmig does not know: Apache
+    accepts it under AllowOverride All (every class granted) and refuses it under anything
+    less unless AllowOverrideList names it — checked on Apache with mod_wsgi in
+    tests/lint/rules/test_ctx_model_decisions.py::test_on_apache.  The converter used to
+    answer 500 under All (its own class check)."""
+    real = registry_module.registry()
+    patched = Registry(dataclasses.replace(i, override_classes=frozenset())
+                       if i.name == UNKNOWN else i for i in real)
+    monkeypatch.setattr(registry_module, "registry", lambda: patched)
+    monkeypatch.setattr(judge_module, "registry", lambda: patched)
+    node = Directive("t", 1, 1, "", name=UNKNOWN, args=["On"])
+    loaded = lambda _module: True  # noqa: E731
+    assert judge(node, in_force(["All"], []), loaded).verdict is Verdict.OK
+    assert judge(node, in_force(["AuthConfig"], []), loaded).verdict is Verdict.FATAL
+    assert judge(node, in_force(["FileInfo"], []), loaded).verdict is Verdict.FATAL
+    assert judge(node, in_force(["AuthConfig"], [UNKNOWN]), loaded).verdict is Verdict.OK

@@ -27,7 +27,7 @@ from enum import StrEnum
 
 from confmig.convert.httpd.overrides import InForce, options_problem
 from confmig.model.merge import SectionBuilder
-from confmig.model.registry import DirectiveInfo, registry
+from confmig.model.registry import DirectiveInfo, overrides_permit, registry
 from confmig.model.sections import SectionCollector
 from confmig.syntax import Directive, Node, Section
 
@@ -87,11 +87,9 @@ def _known(name: str, loaded: ModulePredicate) -> DirectiveInfo | None:
 
 
 def _admitted(info: DirectiveInfo, in_force: InForce) -> bool:
-    if info.name.lower().strip("<>") in {n.strip("<>") for n in in_force.listed}:
-        return info.listable is not False
-    if not info.allowed_in_htaccess:
-        return False
-    return bool(info.override_classes & in_force.allow.classes)
+    """The model's decision (:func:`confmig.model.registry.overrides_permit`), as lint's CTX002
+    and the model's own ``.htaccess`` reader ask it."""
+    return overrides_permit(info.name, in_force.allow, in_force.listed_words)
 
 
 def refused_only_in_htaccess(nodes: Sequence[Node], directory: str,
