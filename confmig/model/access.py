@@ -221,7 +221,7 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
     if name == "expr":
         try:
             ok = parse_cached(require_expr_text(node.args)).evaluate(
-                lookup_for(ev, rnd), ev.now)
+                lookup_for(ev, rnd), ev.now, rnd.vary, ev.expr_subrequest(rnd))
         except ExprEvalError as exc:
             ev.step("access", f"Require expr: Error evaluating expression: {exc}")
             return "error"

@@ -39,7 +39,7 @@ than its rewrite rules.  The differential suite checks every case both ways.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from confmig.load import LoadedConfig, Workspace
@@ -50,6 +50,7 @@ from confmig.model.answer import Answer, Step
 from confmig.model.dir import dir_fixup, fallback_fixup
 from confmig.model.env import env_fixup, header_parser, post_read_request
 from confmig.model.errordoc import error_response
+from confmig.model.expr.evaluate import escape_path
 from confmig.model.handler import run_handler
 from confmig.model.mapping import server_url_base
 from confmig.model.merge import CoreDir
@@ -253,13 +254,15 @@ class Evaluation:
 
     def process(self, raw_path: str, query: str | None, method: str, env: dict[str, str],
                 *, subrequest: bool, filename: str | None = None, carried: int = 0,
-                inherited: int = 0) -> Round:
+                inherited: int = 0, main_uri: str | None = None) -> Round:
         """``ap_process_request_internal`` (and the handler unless *subrequest*).  A file
         sub-request (*filename*) skips the URL phases; *carried*/*inherited* are the status
         an internal redirect brings along (see :class:`Round`).  *env* becomes the round's
         environment (every caller passes a dict of its own)."""
         server = self.server
         rnd = Round(server.defaults.config, [server.defaults], env, query=query)
+        if main_uri is not None:
+            rnd.main_uri = main_uri
         if carried:
             rnd.carried, rnd.inherited = carried, inherited
         if not subrequest:  # (a sub-request does not run post_read_request)
@@ -328,9 +331,11 @@ class Evaluation:
         return rnd
 
     def subrequest(self, target: str, query: str | None, method: str, env: dict[str, str],
-                   filename: str | None = None) -> Round:
+                   filename: str | None = None, main_uri: str | None = None) -> Round:
         """``ap_sub_req_lookup_uri`` (or ``_file``): the phases up to the fixups.  *env* is the
-        parent's ``r->subprocess_env`` as it is now: the sub-request gets a copy of it."""
+        parent's ``r->subprocess_env`` as it is now: the sub-request gets a copy of it;
+        *main_uri* is the parent's URI where the sub-request needs it (see
+        :meth:`expr_subrequest`)."""
         if query is not None and "?" not in target:
             target = f"{target}?{query}"
         path, sep, q = target.partition("?")
@@ -342,7 +347,7 @@ class Evaluation:
         saved = self.rewrite_ended
         try:
             return self.process(path, q if sep else None, method, dict(env), subrequest=True,
-                                filename=filename)
+                                filename=filename, main_uri=main_uri)
         finally:
             self.subreq_depth -= 1
             self.rewrite_ended = saved
@@ -370,6 +375,29 @@ class Evaluation:
         sub = (self.subrequest(path, None, method, env) if kind == "uri" else
                self.subrequest(path, None, method, env, filename=path))
         return (sub.status or 200), sub.filename
+
+    def expr_subrequest(self, rnd: Round) -> Callable[[str, str], bool]:
+        """``-F``/``-U``/``-A`` of an ``ap_expr`` evaluated in *rnd* (``op_file_subr``,
+        ``op_url_subr``): a file sub-request is true below 300 when the file exists, a URL
+        sub-request below 400; a URL one made where the request is itself a sub-request of
+        the same URI is false without being made (Apache's guard against recursion).  A
+        relative argument is taken from the directory of ``r->filename`` or ``r->uri``."""
+        def run(op: str, arg: str) -> bool:
+            method = self.request.method
+            if op == "F":
+                if not arg.startswith("/"):
+                    base = rnd.filename or "/"
+                    arg = base[:base.rfind("/") + 1] + arg
+                sub = self.subrequest(arg, None, method, rnd.env, filename=arg)
+                return ((sub.status or 200) < 300 and sub.filename is not None
+                        and self.site.stat.kind(sub.filename) is not None)
+            if rnd.main_uri is not None and rnd.main_uri == rnd.uri:
+                return False
+            if not arg.startswith("/"):
+                arg = escape_path(rnd.uri[:rnd.uri.rfind("/") + 1]) + arg
+            sub = self.subrequest(arg, None, method, rnd.env, main_uri=rnd.uri)
+            return (sub.status or 200) < 400
+        return run
 
     def variable(self, kind: Literal["uri", "file"], path: str, name: str) -> str | None:
         """Look-ahead for ``%{LA-U:…}``/``%{LA-F:…}`` (only the file name variables)."""

@@ -56,9 +56,12 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     if expiry is not None:
         out.append(("Cache-Control", f"max-age={max(0, int(expiry - ev.now))}"))
     if conf is not None:
-        apply_headers(ev, conf.always, err, rnd)
+        vary: list[str] = []  # what the expr= conditions read: Vary in headers_out
+        apply_headers(ev, conf.always, err, rnd, vary)
         if rnd.served:
-            apply_headers(ev, conf.onsuccess, out, rnd)
+            apply_headers(ev, conf.onsuccess, out, rnd, vary)
+        if vary:
+            out.append(("Vary", ", ".join(vary)))
     merged: dict[str, str] = {}
     names: dict[str, str] = {}
     for name, value in [*err, *out]:
@@ -133,15 +136,17 @@ def http_date(when: int) -> str:
 
 
 def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tuple[str, str]],
-                  rnd: Round) -> None:
-    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order)."""
+                  rnd: Round, vary: list[str] | None = None) -> None:
+    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order); *vary*
+    receives the request headers the ``expr=`` conditions read."""
     for h in entries:
         if h.early:
             continue
         if h.expr is not None:
             try:
                 if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table),
-                                                     ev.now):
+                                                     ev.now, vary,
+                                                     ev.expr_subrequest(rnd)):
                     continue
             except ExprError:
                 continue

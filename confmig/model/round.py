@@ -43,6 +43,8 @@ class Round:
     rewrite_mime: str | None = None
     rewrite_handler: str | None = None
     context: tuple[str, str] | None = None  # Alias (prefix, directory) for mod_rewrite
+    # r->main->uri of an expression's -U/-A sub-request (op_url_subr's recursion guard)
+    main_uri: str | None = None
 
     def __init__(self, config: DirConfig, sections: list[ConfigSection],
                  env: dict[str, str] | None = None, *, uri: str = "",

@@ -26,7 +26,8 @@ def location_and_if(ev: Evaluation, rnd: Round, sections: list[ConfigSection], c
             config = ev.site.merged(sections)
     ifs = config["core"].ifs
     if ifs:
-        chosen = if_walk(ifs, lookup_for(ev, rnd), ev.unsupported, ev.now)
+        chosen = if_walk(ifs, lookup_for(ev, rnd), ev.unsupported, ev.now, rnd.vary,
+                         ev.expr_subrequest(rnd))
         if chosen:
             sections = [*sections, *chosen]
             config = ev.site.merged(sections)

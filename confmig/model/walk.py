@@ -25,7 +25,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from confmig.model.expr import Expr, ExprError, ExprEvalError, ExprUnsupported, Lookup
+from confmig.model.expr import (
+    Expr,
+    ExprError,
+    ExprEvalError,
+    ExprUnsupported,
+    Lookup,
+    SubRequest,
+)
 from confmig.model.mapping import NAME_MAX, StatCache
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER, DirConfig, OptsState
 from confmig.model.rewrite.regex import Regex, to_bytes
@@ -306,10 +313,14 @@ def location_walk(locations: Sequence[ConfigSection], uri: str, merge_slashes: b
 
 
 def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
-            unsupported: list[str], clock: float | None = None) -> list[ConfigSection]:
+            unsupported: list[str], clock: float | None = None,
+            vary: list[str] | None = None, subrequest: SubRequest | None = None
+            ) -> list[ConfigSection]:
     """``ap_if_walk``: ``<If>``/``<ElseIf>``/``<Else>`` chains; a matched section's own nested
     ``<If>``s are walked after the others.  A condition the model cannot evaluate counts as
-    false and is reported in *unsupported*."""
+    false and is reported in *unsupported*; *vary* receives the request headers the
+    conditions read (``ap_expr_exec`` adds them to the response's Vary); *subrequest*
+    answers their ``-F``/``-U``/``-A``."""
     out: list[ConfigSection] = []
     prev: bool | None = None
     nested: list[ConfigSection] = []
@@ -319,7 +330,7 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         if entry.kind in ("if", "elseif"):
             assert entry.condition is not None
             try:
-                ok = entry.condition.evaluate(lookup, clock)
+                ok = entry.condition.evaluate(lookup, clock, vary, subrequest)
             except ExprUnsupported as exc:
                 unsupported.append(f"{entry.label} at {entry.where}: cannot evaluate {exc}")
                 ok = False
@@ -333,7 +344,7 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
         out.append(entry)
         nested.extend(entry.core.ifs)
     if nested:
-        out.extend(if_walk(nested, lookup, unsupported, clock))
+        out.extend(if_walk(nested, lookup, unsupported, clock, vary, subrequest))
     return out
 
 

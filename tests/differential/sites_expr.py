@@ -186,3 +186,98 @@ def named_groups() -> SiteSpec:
 
 
 SITES.append(named_groups)
+
+
+def expression_vary() -> SiteSpec:
+    """``ap_expr_exec`` adds the request headers an expression read (``req()``, ``http()``,
+    ``%{HTTP_*}``; never Host, never ``req_novary()``) to the response's Vary
+    (``add_vary``), for every caller that does not pass ``AP_EXPR_FLAG_DONT_VARY``
+    (``RewriteCond … [NV]`` does); an error response drops ``headers_out`` and with it Vary."""
+    rules = "RewriteEngine On\n"
+    files: dict[str, str | bytes | None] = {
+        "if/.htaccess": "<If \"req('X-A') == 'a'\">\nHeader set X-If 1\n</If>\n",
+        "req/.htaccess": "Require expr \"%{HTTP_USER_AGENT} != 'bad'\"\n",
+        "hdr/.htaccess": "Header set X-H yes \"expr=req('X-B') == 'b'\"\n",
+        "rw/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\"\n"
+                                "RewriteRule ^ - [E=FOO:1]\n",
+        "rwnv/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\" [NV]\n"
+                                  "RewriteRule ^ - [E=FOO:1]\n",
+        "rwno/.htaccess": rules + "RewriteCond expr \"req('X-C') == 'c'\"\n"
+                                  "RewriteRule ^nomatch$ - [E=FOO:1]\n",
+        "host/.htaccess": "<If \"req('Host') =~ /zz/ || req_novary('X-N') == 'n'\">\n"
+                          "Header set X-If 1\n</If>\n",
+        "mix/.htaccess": "<If \"-n req('X-A')\">\nHeader set X-If 1\n</If>\n"
+                         "Require expr \"http('X-D') != 'no'\"\n"
+                         "Header set X-H yes \"expr=%{HTTP_REFERER} == ''\"\n" + rules
+                         + "RewriteCond %{HTTP:X-E} ^e\nRewriteRule ^ - [E=FOO:1]\n",
+    }
+    for directory in ("if", "req", "hdr", "rw", "rwnv", "rwno", "host", "mix"):
+        files[f"{directory}/x.txt"] = None
+    vary = ("Vary",)
+    return SiteSpec("exprvary", files, [
+        Case("/if/x.txt", "<If> reading req(): Vary", {"X-A": "a"}, compare_headers=vary),
+        Case("/if/x.txt", "<If> false still varies", compare_headers=vary),
+        Case("/req/x.txt", "Require expr reading %{HTTP_USER_AGENT}: Vary",
+             compare_headers=vary),
+        Case("/req/x.txt", "Require expr denies: an error response, no Vary",
+             {"User-Agent": "bad"}, compare_headers=vary),
+        Case("/hdr/x.txt", "Header expr=", {"X-B": "b"}, compare_headers=vary),
+        Case("/rw/x.txt", "RewriteCond expr", {"X-C": "c"}, compare_headers=vary),
+        Case("/rw/x.txt", "RewriteCond expr false", compare_headers=vary),
+        Case("/rwnv/x.txt", "RewriteCond expr [NV]", {"X-C": "c"}, compare_headers=vary),
+        Case("/rwno/x.txt", "RewriteCond expr of a rule whose pattern does not match",
+             compare_headers=vary),
+        Case("/host/x.txt", "req('Host') and req_novary(): no Vary", compare_headers=vary),
+        Case("/mix/x.txt", "<If>, Require expr, Header expr= and a RewriteCond: the order",
+             {"X-A": "1", "X-E": "e"}, compare_headers=vary),
+    ])
+
+
+SITES.append(expression_vary)
+
+
+def expression_subrequests() -> SiteSpec:
+    """``-U``/``-A`` (a URL sub-request: true below 400) and ``-F`` (a file sub-request:
+    true below 300 when the file exists) — ``op_url_subr``/``op_file_subr``.  Each directory
+    denies when its expression is true.  ``-U`` of the request's own URI: the sub-request's
+    own test is false (Apache's recursion guard), so the main request's is true."""
+    deny = "<If \"{}\">\nRequire all denied\n</If>\n"
+    tests = {
+        "u-open": "-U '/t/open.txt'",
+        "u-private": "-U '/t/private/x.txt'",
+        "u-missing": "-U '/t/missing.txt'",
+        "u-redirect": "-U '/t/moved.txt'",
+        "a-open": "-A '/t/open.txt'",
+        "u-relative": "-U 'y.txt'",
+        "u-self": "-U %{REQUEST_URI}",
+        "f-open": "-F '@ROOT@/t/open.txt'",
+        "f-private": "-F '@ROOT@/t/private/x.txt'",
+        "f-missing": "-F '@ROOT@/t/missing.txt'",
+        "f-relative": "-F 'y.txt'",
+    }
+    files: dict[str, str | bytes | None] = {
+        "t/open.txt": None, "t/private/x.txt": None,
+        "t/private/.htaccess": "Require all denied\n",
+        "t/.htaccess": "Redirect 301 /t/moved.txt /t/open.txt\n",
+    }
+    cases = []
+    for name, expr in tests.items():
+        files[f"{name}/x.txt"] = None
+        files[f"{name}/.htaccess"] = deny.format(_quoted(expr))
+        cases.append(Case(f"/{name}/x.txt", expr))
+    files["u-relative/y.txt"] = None
+    files["f-relative/y.txt"] = None
+    files["rw/x.txt"] = None
+    files["rw/.htaccess"] = ("RewriteEngine On\nRewriteCond expr \"-U '/t/private/x.txt' || "
+                             "-F '@ROOT@/t/open.txt'\"\nRewriteRule ^ - [F]\n")
+    cases.append(Case("/rw/x.txt", "RewriteCond expr with -U and -F"))
+    files["hdr/x.txt"] = None
+    files["hdr/.htaccess"] = "Header set X-U yes \"expr=-U '/t/open.txt'\"\n"
+    cases.append(Case("/hdr/x.txt", "Header expr= with -U", compare_headers=("X-U",)))
+    files["req/x.txt"] = None
+    files["req/.htaccess"] = "Require expr \"-U '/t/private/x.txt'\"\n"
+    cases.append(Case("/req/x.txt", "Require expr with -U on a denied URL"))
+    return SiteSpec("exprsubreq", files, cases)
+
+
+SITES.append(expression_subrequests)

@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from confmig.model.expr.evaluate import Evaluation, ExprEvalError, ExprUnsupported, Lookup
+from confmig.model.expr.evaluate import (
+    Evaluation,
+    ExprEvalError,
+    ExprUnsupported,
+    Lookup,
+    SubRequest,
+)
 from confmig.model.expr.nodes import Cond
 from confmig.model.expr.scan import ExprError
 
-__all__ = ["Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup", "parse_cached"]
+__all__ = ["Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup", "SubRequest",
+           "parse_cached"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +43,11 @@ class Expr:
         return cls(text, parse_condition(text, restricted=restricted, ssl_loaded=ssl_loaded))
 
     def evaluate(self, lookup: Lookup, now: float | None = None,
-                 vary: list[str] | None = None) -> bool:
+                 vary: list[str] | None = None, subrequest: SubRequest | None = None) -> bool:
         """The condition's value; *now* is the clock (seconds since the epoch, default the
-        current time), *vary* receives the request headers Apache adds to ``Vary``."""
-        run = Evaluation(lookup, now)
+        current time), *vary* receives the request headers Apache adds to ``Vary``,
+        *subrequest* answers ``-F``/``-U``/``-A``."""
+        run = Evaluation(lookup, now, subrequest=subrequest)
         result = run.cond(self.tree)
         if vary is not None:
             vary.extend(run.vary)

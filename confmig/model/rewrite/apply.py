@@ -26,7 +26,7 @@ from confmig.model.rewrite.uri import (
     compare_lexicography,
     is_absolute_uri,
 )
-from confmig.model.rewrite.variables import lookup_header, lookup_variable
+from confmig.model.rewrite.variables import lookup_variable
 
 # rule_return_type
 _NOMATCH, _MATCH, _NOSUB, _STATUS_SET = 0, 1, 2, 3
@@ -95,9 +95,16 @@ def _expr_cond(c: Condition, st: EvalState) -> tuple[bool, Captures | None, str]
 
     assert c.expr is not None
     now = st.request.now.timestamp() if st.request.now is not None else None
-    run = Evaluation(expr_lookup(st), now)
+    run = Evaluation(expr_lookup(st), now, subrequest=_expr_subrequest(st))
     try:
-        return run.cond(c.expr.tree), run.source, ""
+        result = run.cond(c.expr.tree)
+        if run.vary and not c.novary:
+            # ap_expr_exec_re merges the headers the expression read into Vary at once,
+            # whatever the result ([NV]: AP_EXPR_FLAG_DONT_VARY)
+            if not st.expr_vary:
+                st.expr_vary = []
+            st.expr_vary.extend(run.vary)
+        return result, run.source, ""
     except ExprUnsupported as exc:
         st.note_unsupported(f"RewriteCond expr {c.pattern!r}: cannot evaluate {exc} (taken as "
                             "false)")
@@ -111,14 +118,36 @@ _EXPR_UNKNOWN = frozenset({"CONN_LOG_ID", "REQUEST_LOG_ID", "REMOTE_PORT", "SERV
                            "LAST_MODIFIED"})
 
 
+def _expr_subrequest(st: EvalState) -> Callable[[str, str], bool] | None:
+    """``-F``/``-U``/``-A`` of a ``RewriteCond expr`` through the engine's look-ahead (as
+    ``op_file_subr``/``op_url_subr``: a file below 300 that exists, a URL below 400)."""
+    from confmig.model.expr import ExprUnsupported
+
+    look = st.request.lookahead
+    if look is None:
+        return None
+
+    def run(op: str, arg: str) -> bool:
+        answer = look.status("file" if op == "F" else "uri", arg)
+        if answer is None:
+            raise ExprUnsupported(f"-{op} (a sub-request's answer)")
+        status, filename = answer
+        if op != "F":
+            return status < 400
+        fs = st.request.fs
+        return status < 300 and filename is not None and (fs.is_file(filename)
+                                                          or fs.is_dir(filename))
+    return run
+
+
 def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
     """The ``%{NAME}`` and table lookups of an ``ap_expr`` evaluated inside mod_rewrite."""
     def lookup(name: str) -> str | None:
         table, sep, key = name.partition(":")
         if sep:
             upper = table.upper()
-            if upper == "HTTP":
-                return lookup_header(key, st) or ""
+            if upper == "HTTP":  # (the expression's own Vary: see _expr_cond)
+                return st.request.headers.get(key) or ""
             if upper == "ENV":
                 return st.env.get(key, "")
             return "" if upper in ("RESP", "NOTE") else None
