@@ -35,12 +35,15 @@ FILES = {
                      "RewriteRule . index.php [L]\n",
     "app/index.php": "front\n", "app/x.bak": "old\n", "new/a.html": "new a\n",
     "nolinks/.htaccess": "Options -FollowSymLinks\n", "nolinks/ok.txt": "ok\n",
+    "addr/.htaccess": "Require ip 127.0.0.1\n", "addr/f.txt": "local\n", "addr/x.bak": "b\n",
+    "star/.htaccess": "<Files *>\n  Header set X-Star 1\n</Files>\n", "star/f.txt": "star\n",
 }
 SEGMENTS = ["page.html", "index.html", "db.sql", "db%2esql", "private", "data.txt", "app",
             "index.php", "x.bak", "new", "old", "a.html", "nolinks", "out", "ok.txt", "go",
             ".htaccess", "%2ehtaccess", "..", ".", "%2e%2e", "%2E%2e", ".%2e", "%2e",
             "%2f", "%2F", "..%2f", "%00", "a%00b", "%", "%zz", "%C3%A9.txt", "%c3%a9.txt",
-            "%E2%80%AE", "%F0%9F%98%80", "x" * 300, "%41pp", "PRIVATE", "", "~", "%7e"]
+            "%E2%80%AE", "%F0%9F%98%80", "x" * 300, "%41pp", "PRIVATE", "", "~", "%7e",
+            "addr", "star", "f.txt"]
 
 
 @dataclass
@@ -59,6 +62,7 @@ def get(module: ModuleType, root: Path, url: str) -> Got:
     environ = EnvironBuilder(path="/").get_environ()
     environ["RAW_URI"] = environ["REQUEST_URI"] = url
     environ["QUERY_STRING"] = url.partition("?")[2]
+    environ["REMOTE_ADDR"] = "127.0.0.1"  # as the requests to Apache come
     body, status, _headers = run_wsgi_app(module.create_app(str(root)), environ,
                                           buffered=True)
     return Got(int(status.split()[0]), b"".join(body))
@@ -98,7 +102,7 @@ def test_never_serves_what_apache_refuses_nor_outside_the_root(
         world: tuple[Path, str, ModuleType], url: str) -> None:
     root, apache_url, module = world
     site = module.Site(str(root))
-    answer = site.answer("GET", url, {"host": "localhost"}, 80)
+    answer = site.answer("GET", url, {"host": "localhost", ":remote": "127.0.0.1"}, 80)
     if answer.file is not None:
         served = os.path.realpath(answer.file)
         assert served.startswith(os.path.realpath(root) + os.sep), (url, served)
@@ -118,7 +122,8 @@ def test_the_traps_answer_as_apache_does(world: tuple[Path, str, ModuleType]) ->
                 "/%2e%2e/page.html", "/page.html%00", "/db.sql", "/db%2esql", "/db.sql/x",
                 "/app/x.bak", "/app/x.bak/y", "/app/anything", "/go", "/nolinks/out/secret.txt",
                 "/nolinks/ok.txt", "/.htaccess", "/%2ehtaccess", "/%C3%A9.txt", "/%zz",
-                "/" + "x" * 300, "/old/a.html?q=1", "/new", "/app/.."]:
+                "/" + "x" * 300, "/old/a.html?q=1", "/new", "/app/..", "/addr/f.txt",
+                "/addr/.htaccess", "/addr/x.bak", "/star/.htaccess", "/star/f.txt"]:
         apache = http_get(apache_url, url)
         response = get(module, root, url)
         assert response.status_code == apache.status, url
