@@ -18,6 +18,7 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.reporters.summary import rule_names
 
 _STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
+FINDINGS_PER_PRINT = 200
 
 
 @lru_cache(maxsize=64)
@@ -54,6 +55,19 @@ def _frame(finding: Finding) -> list[str]:
     ]
 
 
+def _finding_lines(finding: Finding) -> list[str]:
+    """One finding as markup lines: location and message, code frame, hint, a blank line."""
+    style = _STYLE[finding.severity]
+    lines = [f"[bold]{escape(finding.location)}[/]: [{style}]{finding.code}[/] "
+             f"[{style}]{finding.severity.value}[/]: {escape(finding.message)}",
+             *_frame(finding)]
+    if finding.hint:
+        lines.append(f" [blue]{' ' * len(str(finding.line))} =[/] [green]hint:[/] "
+                     f"{escape(finding.hint)}")
+    lines.append("")
+    return lines
+
+
 def print_errors(result: LintResult, console: Console) -> None:
     for error in result.errors:
         console.print(f"[bold red]error:[/] {escape(error)}")
@@ -64,17 +78,16 @@ def print_result(result: LintResult, console: Console, with_errors: bool = True)
         console.print(f"[dim]note: {escape(note)}[/]")
     if result.notes:
         console.print()
-    for finding in result.findings:
-        style = _STYLE[finding.severity]
-        console.print(
-            f"[bold]{escape(finding.location)}[/]: [{style}]{finding.code}[/] "
-            f"[{style}]{finding.severity.value}[/]: {escape(finding.message)}")
-        for line in _frame(finding):
-            console.print(line)
-        if finding.hint:
-            console.print(f" [blue]{' ' * len(str(finding.line))} =[/] [green]hint:[/] "
-                          f"{escape(finding.hint)}")
-        console.print()
+    # One print per batch of findings: rich's per-call overhead (not the text) is what a
+    # file with tens of thousands of findings would otherwise spend its time on.
+    batch: list[str] = []
+    for number, finding in enumerate(result.findings, start=1):
+        batch.extend(_finding_lines(finding))
+        if number % FINDINGS_PER_PRINT == 0:
+            console.print("\n".join(batch))
+            batch = []
+    if batch:
+        console.print("\n".join(batch))
     if with_errors:
         print_errors(result, console)
     print_summary(result, console)
