@@ -17,11 +17,12 @@ from confmig.cli import app as cli
 from confmig.convert.flask import convert_docroot
 from confmig.convert.flask.regex import python_form
 from confmig.servers import make_docroot
-from tests.corpus import needs_corpus
+from tests.corpus import CORPUS, needs_corpus
 from tests.flask.generated import load, ruff
 from tests.verify.sites import corpus_site, deep_site, nested_rewrite_site
 
 DEMO = Path(__file__).resolve().parents[2] / "fixtures" / "demo-site"
+CORPUS_PRESENT = CORPUS.is_dir()
 
 
 @pytest.fixture
@@ -223,3 +224,26 @@ def test_the_readme_shows_what_convert_writes_for_the_demo() -> None:
     block = section.split("```python\n", 1)[1].split("```", 1)[0]
     assert "REWRITE_BLOG = Rewrite(" in block
     assert block in convert_docroot(DEMO).result.text
+
+
+def test_the_module_is_typed(tmp_path: Path) -> None:
+    """``mypy --strict`` accepts the module: the corpus's (every kind of table entry, pcre2
+    patterns included), or the demo's without the corpus."""
+    pytest.importorskip("mypy", reason="mypy (the test extra) is not installed")
+    import subprocess
+    import sys
+
+    texts = [] if CORPUS_PRESENT else [convert_docroot(DEMO).result.text]
+    if CORPUS_PRESENT:
+        root, _ = corpus_site()
+        try:
+            texts.append(convert_docroot(root).result.text)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+    for n, text in enumerate(texts):
+        path = tmp_path / f"typed_{n}.py"
+        path.write_text(text)
+        proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                               "--ignore-missing-imports", str(path)],
+                              capture_output=True, text=True, check=False, timeout=600)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
