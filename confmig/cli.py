@@ -343,9 +343,9 @@ def convert(
 ) -> None:
     """Fold .htaccess files into <Directory> blocks (--to httpd): a fragment for DOCROOT
     (AllowOverride All assumed, or as --config sets it), or with --config and no DOCROOT (or
-    --write) the whole configuration; --to nginx: one server { } for DOCROOT; --to plan: the
-    site plan as JSON. Exit 0, 1 if something could not be carried over faithfully (listed
-    on stderr), 2 on bad input."""
+    --write) the whole configuration; --to nginx: one server { } for DOCROOT; --to flask: one
+    Python module (Flask) for DOCROOT; --to plan: the site plan as JSON. Exit 0, 1 if
+    something could not be carried over faithfully (listed on stderr), 2 on bad input."""
     from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
     from confmig.servers import ServerError
 
