@@ -69,6 +69,8 @@ def _outcome(st: EvalState, action: Action = "none", *, status: int | None = Non
         st.env_changes, st.cookies or [], st.steps or [], st.unsupported or [])
     out.mime_type, out.handler = st.mime_type, st.handler
     out.vary = list(st.request_vary.values()) if st.request_vary else []
+    if st.expr_vary:
+        out.vary[:0] = st.expr_vary
     return out
 
 
@@ -287,6 +289,7 @@ def directory_pass(config: RewriteConfig, request: RewriteRequest, filename: str
         if (not trace and not result.end and (not st.env_changes or request.env_shared)
                 and not st.cookies
                 and st.mime_type is None and st.handler is None and not st.request_vary
+                and not st.expr_vary
                 and not st.unsupported and st.args is request.query
                 and st.path_info is path_info):
             return None

@@ -29,6 +29,8 @@ class EvalState:
     mime_type: str | None = None
     handler: str | None = None
     request_vary: dict[str, str] | None = None  # what ends up in the response's Vary
+    # the headers RewriteCond expr read (ap_expr adds them to Vary itself, before the pass's)
+    expr_vary: list[str] | tuple[()] = ()
     cookies: list[str] | tuple[()] = ()
     cookie_names: set[str] | None = None
     unsupported: list[str] | tuple[()] = ()
