@@ -172,6 +172,9 @@ class ModuleSet:
 
     def __init__(self, modules: Iterable[str | ModuleIdentity] = ()) -> None:
         self._loaded: dict[str, ModuleIdentity] = {}  # identifier -> identity
+        # What <IfModule> and the registry ask (every spelling, every manual name), made
+        # again after any change: a config asks it once per <IfModule>.
+        self._index: tuple[frozenset[str], frozenset[str]] | None = None
         for module in modules:
             self.add(module)
 
@@ -196,6 +199,7 @@ class ModuleSet:
             if ident is None and _SHORT.fullmatch(module):  # mods-enabled/<short>.load
                 ident = lookup(f"{module}_module") or lookup(f"mod_{module}.so")
             ident = ident or unknown_identity(module)
+        self._index = None
         return self._loaded.setdefault(ident.identifier, ident)
 
     def add_loadmodule(self, identifier: str, path: str) -> ModuleIdentity:
@@ -213,11 +217,13 @@ class ModuleSet:
         known = next((i for i in identities() if i.identifier == identifier), None)
         if known is None:
             known = unknown_identity(identifier, path)
+        self._index = None
         self._loaded[identifier] = known
         return known
 
     def discard(self, module: str) -> None:
         """Forget a module named by its identifier or source file, if loaded."""
+        self._index = None
         for key, ident in list(self._loaded.items()):
             if module in ident.spellings:
                 del self._loaded[key]
@@ -225,12 +231,20 @@ class ModuleSet:
     def has(self, name: str) -> bool:
         """``<IfModule name>``: *name* is the source file or the identifier of a loaded
         module, exact case.  A leading ``!`` is not handled here (it negates the section)."""
-        return any(name in ident.spellings for ident in self._loaded.values())
+        return name in self._names()[0]
 
     def has_module(self, module: str) -> bool:
         """Is the module the manual calls *module* (``mod_rewrite``, ``core``, ``event``)
         loaded?  For registry lookups: :attr:`DirectiveInfo.modules` holds such names."""
-        return any(ident.name == module for ident in self._loaded.values())
+        return module in self._names()[1]
+
+    def _names(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(every <IfModule> spelling, every manual name) of the loaded modules."""
+        if self._index is None:
+            loaded = self._loaded.values()
+            self._index = (frozenset(n for i in loaded for n in i.spellings),
+                           frozenset(i.name for i in loaded))
+        return self._index
 
     def has_directive(self, name: str) -> bool:
         """``<IfDirective name>``: does a loaded module define *name*?  Section names take
