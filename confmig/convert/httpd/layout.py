@@ -11,9 +11,9 @@ Paths are resolved the way Apache resolves them (verified on 2.4.71):
   conversion assumes and reports (tests/convert/test_relative_directory_apache.py starts a
   daemonised Apache from another directory to check it).
 
-``ap_directory_walk`` applies, at each level of a path, the non-regex sections with that many
-components (``"/"`` has none), the main server's before the virtual host's, in config order,
-and reads that level's access file after all of them.
+Which ``<Directory>`` sections decide the AllowOverride in force for a directory is the
+model's directory walk (:func:`confmig.model.walk.directory_sections`); this module only keeps
+what the conversion needs to place its output.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from dataclasses import dataclass, field
 from confmig.convert.httpd.overrides import InForce
 from confmig.load import LoadedConfig
 from confmig.load.paths import directory_section_path, server_root_relative
+from confmig.model.site import Site, VirtualServer
+from confmig.model.site_builder import build_site
+from confmig.model.walk import directory_sections
 from confmig.syntax import Directive, Node, Section
 
 
@@ -44,17 +47,6 @@ class DirSection:
     @property
     def wildcard(self) -> bool:
         return any(c in self.path for c in "*?[")
-
-    def matches(self, directory: str) -> bool:
-        """Does this section apply to *directory* (and so to everything below it)?"""
-        parts = _parts(directory)
-        mine = _parts(self.path)
-        if len(mine) > len(parts):
-            return False
-        head = parts[: len(mine)]
-        if self.wildcard:
-            return all(fnmatch.fnmatchcase(p, m) for p, m in zip(head, mine, strict=True))
-        return head == mine
 
     def within(self, root: str) -> bool:
         """Does it (possibly) govern *root* itself or a directory below it?"""
@@ -97,6 +89,7 @@ class Layout:
     main: ServerContext
     vhosts: list[ServerContext] = field(default_factory=list)
     relative_sections: list[DirSection] = field(default_factory=list)
+    _site: Site | None = field(default=None, repr=False)
 
     @property
     def contexts(self) -> list[ServerContext]:
@@ -110,17 +103,24 @@ class Layout:
         return sorted(sections, key=lambda s: s.components)  # stable: config order kept
 
     def in_force(self, context: ServerContext, directory: str) -> InForce:
+        """The AllowOverride / AllowOverrideList in force for *directory*'s access file in
+        *context*: the last of each among the ``<Directory>`` sections the model's directory
+        walk merges there (:func:`confmig.model.walk.directory_sections`, as lint asks it)."""
         result = InForce.default_none()
-        for section in self.sections_for(context):
-            if not section.matches(directory):
-                continue
-            ao = section.directive("allowoverride")
-            if ao is not None:
-                result = result.with_allow_override(ao.args, f"{ao.file}:{ao.line}")
-            aol = section.directive("allowoverridelist")
-            if aol is not None:
-                result = result.with_allow_override_list(aol.args)
+        for section in directory_sections(self.server(context), clean(directory)):
+            for d in section.directives:
+                if d.lname == "allowoverride":
+                    result = result.with_allow_override(d.args, f"{d.file}:{d.line}")
+                elif d.lname == "allowoverridelist":
+                    result = result.with_allow_override_list(d.args)
         return result
+
+    def server(self, context: ServerContext) -> VirtualServer:
+        """The model's server for *context* (the site is built once per layout)."""
+        if self._site is None:
+            self._site = build_site(self.config)
+        servers = [self._site.main, *self._site.vhosts]
+        return servers[self.contexts.index(context)]
 
     def document_root(self, context: ServerContext) -> str | None:
         return context.document_root or (self.main.document_root if not context.is_main

@@ -1,11 +1,9 @@
 """The AllowOverride / AllowOverrideList in force for one directory's ``.htaccess``.
 
-How one ``AllowOverride`` line reads is :class:`confmig.model.registry.AllowOverride`; this
-module adds where it comes from.  ``ap_directory_walk`` (``server/request.c``) merges, for each
-directory level, the matching non-regex ``<Directory>`` sections — shortest path first, ties in
-config order, the main server's before the ``<VirtualHost>``'s — and then reads that level's
-``.htaccess`` with the ``AllowOverride`` (and its ``Options=`` list) of the last section that set
-one, and the ``AllowOverrideList`` of the last section that set that.
+How one ``AllowOverride`` line reads is :class:`confmig.model.registry.AllowOverride`, and
+which ``<Directory>`` sections decide it is the model's directory walk (asked by
+:meth:`confmig.convert.httpd.layout.Layout.in_force`); this module adds which lines of the
+config decided it, for the conversion's notes.
 """
 
 from __future__ import annotations
