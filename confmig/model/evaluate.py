@@ -57,7 +57,7 @@ from confmig.model.merge import CoreDir
 from confmig.model.mime import type_checker
 from confmig.model.protocol import DEFAULT_LIMITS, refusal
 from confmig.model.request import Request
-from confmig.model.response_headers import fixup_vary, response_headers
+from confmig.model.response_headers import check_headers, fixup_vary, response_headers
 from confmig.model.rewrite import RewriteRequest
 from confmig.model.rewriting import apply_forced_type, rewrite_fixup
 from confmig.model.round import DIR_MAGIC_TYPE, REDIRECT_HANDLER, Round
@@ -130,6 +130,7 @@ class Evaluation:
         # sub-requests of the request, as is the set of names already set)
         self.cookies: list[str] = []
         self.cookie_names: set[str] = set()
+        self.headers_failed = False  # check_headers_recursion: the response's headers failed
 
     def step(self, phase: str, message: str, node: Any = None,
              detail: Sequence[str] = (), sources: Sequence[tuple[str, int]] = ()) -> None:
@@ -415,10 +416,29 @@ class Evaluation:
         if served and filename is not None:
             root = server.root_slash
             file = filename[len(root):] if filename.startswith(root) else filename
+        location = rnd.location if 300 <= status < 400 or status == 201 else None
+        headers = response_headers(self, rnd, status)
+        problem = check_headers(headers, location, server.protocol.strict)
+        if problem is not None:
+            return self.headers_failure(rnd, problem)
         return Answer(  # positionally: status, location, file, filename, headers, applied…
-            status, rnd.location if 300 <= status < 400 or status == 201 else None, file,
-            filename if served else None, response_headers(self, rnd, status),
+            status, location, file, filename if served else None, headers,
             [a for s in rnd.sections for a in s.applied] if self.trace else [], self.steps,
             server.label, server.document_root, rnd.handler, None, rnd.listing,
             self.unsupported)
+
+    def headers_failure(self, rnd: Round, problem: str) -> Answer:
+        """The HTTP header filter's ``check_headers`` failed (AH02428-AH02430): the headers
+        are cleared and the request dies with 500 (its ErrorDocument, whose own response is
+        checked again); a second failure gives a bare 500."""
+        self.step("response", f"{problem}, aborting request → 500")
+        if self.headers_failed:
+            server = self.server
+            return Answer(500, steps=self.steps, server=server.label,
+                          document_root=server.document_root, unsupported=self.unsupported)
+        self.headers_failed = True
+        self.cookies = []  # err_headers_out cleared with the rest
+        rnd.served = rnd.listing = False
+        rnd.location = None
+        return error_response(self, rnd, 500)
 

@@ -8,6 +8,7 @@ Several Set-Cookie lines are joined with ``", "`` in the one value, as
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -222,6 +223,50 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]], rnd:
         table.extend((n, v) for n, v in request.headers.items() if n.lower() == key)
     elif action in ("edit", "edit*"):
         note(f"Header {action} {h.name}: not modelled")
+
+
+# check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
+# obs-text (Unsafe); a value is field-content — no control character but HT — where CRLF
+# followed by SP or HT is folding, sent as one space.
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_VCHAR_OBSTEXT = re.compile(r"[^\x00-\x20\x7f]+")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_FOLDING = re.compile(r"\r\n[ \t][ \t]*")
+
+
+def check_headers(headers: dict[str, str], location: str | None, strict: bool = True
+                  ) -> str | None:
+    """``check_headers``: what makes Apache abort the response (None: nothing).  A value with
+    only folding is unfolded in *headers*."""
+    for name, value in headers.items():
+        problem = _check_header(name, value, strict)
+        if problem is not None:
+            if problem:
+                return problem
+            headers[name] = _FOLDING.sub(" ", value)
+    if location:
+        return _check_header("Location", location, strict) or None
+    return None
+
+
+_NAMES_OK: set[tuple[str, bool]] = set()  # names seen to pass (they come from the config)
+
+
+def _check_header(name: str, value: str, strict: bool) -> str | None:
+    """``check_header`` of one field: None when it passes, "" when it passes once unfolded,
+    else Apache's complaint."""
+    if (name, strict) not in _NAMES_OK:
+        if not name:
+            return "Empty response header name"
+        if (_TOKEN if strict else _VCHAR_OBSTEXT).fullmatch(name) is None:
+            return f"Response header name {name!r} contains invalid characters"
+        if len(_NAMES_OK) < 4096:
+            _NAMES_OK.add((name, strict))
+    if _CONTROL.search(value) is None:
+        return None
+    if _CONTROL.search(_FOLDING.sub(" ", value)) is None:
+        return ""
+    return f"Response header {name!r} value of {value!r} contains invalid characters"
 
 
 def fixup_vary(value: str) -> str:

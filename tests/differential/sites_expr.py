@@ -281,3 +281,32 @@ def expression_subrequests() -> SiteSpec:
 
 
 SITES.append(expression_subrequests)
+
+
+def header_control_characters() -> SiteSpec:
+    """A response header whose value holds a control character (or a name that is not a
+    token): ``check_headers`` (``http_filters.c``) clears the headers and ``ap_die(500)``s
+    (AH02430); the error response's own check failing again ends in a bare 500."""
+    files: dict[str, str | bytes | None] = {
+        "set/.htaccess": "Header set X-T \"a\x1cb\"\n",
+        "always/.htaccess": "Header always set X-T \"a\x1cb\"\n",
+        "del/.htaccess": "Header set X-T \"a\x7fb\"\n",
+        "tab/.htaccess": "Header set X-T \"a\tb\"\n",
+        "doc/.htaccess": "Header set X-T \"a\x01b\"\nErrorDocument 500 /errors/500.txt\n",
+        "msg/.htaccess": "Header set X-T \"a\x01b\"\nErrorDocument 500 \"oops\"\n",
+        "missing/.htaccess": "Header always set X-T \"a\x1cb\"\n",
+        "name/.htaccess": "Header set \"X(T)\" v\n",
+        "redirect/.htaccess": "RewriteEngine On\nRewriteRule ^r/(.*)$ /target/$1 [R,NE]\n",
+        "errors/500.txt": None,
+    }
+    cases = []
+    for directory in ("set", "always", "del", "tab", "doc", "msg", "name"):
+        files[f"{directory}/x.txt"] = None
+        cases.append(Case(f"/{directory}/x.txt", repr(files[f"{directory}/.htaccess"])))
+    cases.append(Case("/missing/nothing.txt", "Header always with a control character on a 404"))
+    cases.append(Case("/redirect/r/a%1cb", "a Location with a control character ([NE])"))
+    cases.append(Case("/redirect/r/ab", "a Location without"))
+    return SiteSpec("headerctl", files, cases)
+
+
+SITES.append(header_control_characters)
