@@ -6,6 +6,7 @@ longer than a file system allows (that is what they test): their trees cannot be
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -51,12 +52,15 @@ def test_site(spec: SiteSpec, tmp_path: Path, apache_binary: object,
     assert report.compared > 0
     # What nginx itself decides before any configuration: a NUL in the path is its own 400
     # (Apache: 404), a POST to a static file its own 405 (Apache serves the file), and its
-    # 405 has no Allow header (Apache's core lists the methods).
+    # 405 has no Allow header (Apache's core lists the methods); never a 200.
+    # An encoded control character that an [NE] redirect would put into Location: Apache
+    # refuses to send it (500), nginx's rewrite escapes it (a redirect, never a page).
     limits = [r for r in report.unannounced
               if "%00" in r.probe.path or r.probe.method == "POST"
+              or re.search(r"%(?:[01][0-9a-fA-F]|7[fF])", r.probe.path)
               or (r.original.status == r.converted.status == 405
                   and [d.field for d in r.diffs] == ["allow"])]
     assert [r for r in report.unannounced if r not in limits] == [], report.summary()
     for result in limits:
-        assert result.converted.status in (400, 405), result.probe.describe()  # never 200
+        assert result.converted.status in (302, 400, 405, 500), result.probe.describe()
         assert result.original.status != 200 or result.probe.method == "POST"

@@ -62,6 +62,14 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         entry = header.entry
         table = tables[entry.always]
         low = entry.name.lower()
+        if not _sendable(entry.name, entry.value or ""):
+            # check_headers (http_filters.c): Apache answers 500 for what carries it
+            note(header.source, "Header", f"{entry.name}: a control character or a name "
+                                          "that is not a token — Apache answers 500 where "
+                                          "it would be sent; here every answer is 500")
+            lines_before.insert(0, "return 500;  # " + str(header.source)
+                                + " a header Apache refuses to send")
+            continue
         keyed = _content_type_condition(entry.expr) if entry.expr else None
         if keyed is not None and entry.action == "set" and not entry.env \
                 and "%" not in (entry.value or ""):
@@ -157,6 +165,16 @@ def _content_type_condition(expr: str) -> tuple[str, bool] | None:
     if delimiter in body.replace("\\" + delimiter, ""):
         return None  # the delimiter inside: not the simple form
     return body.replace("\\" + delimiter, delimiter), match.group(4) == "i"
+
+
+_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+
+def _sendable(name: str, value: str) -> bool:
+    """A header Apache's ``check_headers`` lets through: a token name, no control character
+    but tab in the value."""
+    return bool(_TOKEN.match(name)) and not any(
+        (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in value)
 
 
 def _escape(text: str) -> str:

@@ -22,6 +22,7 @@ be translated): nginx may then answer 403 where Apache would not, never the reve
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from confmig.convert.nginx.regex import Untranslatable, per_directory, url_path
@@ -46,6 +47,8 @@ VARIABLES = {
     "DOCUMENT_ROOT": "document_root", "SERVER_PROTOCOL": "server_protocol",
     "REQUEST_SCHEME": "scheme", "HTTPS": "confmig_https",
 }
+#: The [E=…] of the front controllers' Authorization trick (lower-case, no spaces).
+AUTHORIZATION_ENV = "http_authorization:%{http:authorization}"
 #: The ``map`` a variable above needs in the http { } context.
 VARIABLE_MAPS = {
     "confmig_https": ["# %{HTTPS}: Apache's on/off (nginx's $https is on or empty)",
@@ -168,8 +171,11 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
 
 
 def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> bool:
-    """``[^literal$ - [L]]* + !-f !-d catch-all → target`` as try_files."""
+    """``[^literal$ - [L]]* + !-f !-d catch-all → target`` as try_files (rules that only
+    hand the Authorization header to scripts may come first: they change no answer)."""
     *before, last = rules
+    noops = [r for r in before if _authorization_only(r)]
+    before = [r for r in before if not _authorization_only(r)]
     for rule in before:
         literal = _literal(rule.pattern)
         if (rule.substitution != "-" or not rule.last or rule.conditions or rule.negate
@@ -190,12 +196,32 @@ def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> 
     out.lines.append(f"# {_where(last)} front controller: "
                      f"{', '.join(str(c) for c in last.conditions)}; {_text(last)}")
     out.try_files = f"$uri $uri/ {target}$is_args$args"
+    for rule in noops:
+        out.lines.append(f"# {_where(rule)} {_text(rule)}: for scripts only (left out)")
+        out.notes.append(_authorization_note(rule))
     for rule in before:
         literal = _literal(rule.pattern)
         assert literal is not None
         out.lines.append(f"# {_where(rule)} {_text(rule)}: served as it is (no rules)")
         out.exact_static.append(plan.strip + literal)
     return True
+
+
+def _authorization_only(rule: Rule) -> bool:
+    """``RewriteRule … - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``: no answer changes."""
+    # (no conditions: a condition on %{HTTP:Authorization} adds it to Vary)
+    return (rule.nosub and not (rule.last or rule.end or rule.status_flag or rule.redirect)
+            and not rule.conditions and bool(rule.env)
+            and all(e.replace(" ", "").lower() == AUTHORIZATION_ENV for e in rule.env)
+            and not (rule.cookies or rule.mime_type or rule.handler or rule.skip or rule.next
+                     or rule.chain or rule.proxy))
+
+
+def _authorization_note(rule: Rule) -> RuleNote:
+    return RuleNote(_src(rule), "RewriteRule",
+                    "[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}] only hands the header to "
+                    "scripts: nginx's fastcgi_params pass HTTP_AUTHORIZATION themselves "
+                    "(left out)", False)
 
 
 def _literal(pattern: str) -> str | None:
@@ -236,6 +262,10 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
         out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
     if rule.mime_type or rule.handler:
         raise Untranslatable("[T]/[H] change the type or handler")
+    if _authorization_only(rule):
+        # the front controllers' Authorization trick (WordPress, Laravel, Symfony…)
+        out.notes.append(_authorization_note(rule))
+        return [f"# {_where(rule)} only hands the Authorization header to scripts: left out"]
     if rule.env:
         out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                   "[E=…] sets an environment variable nginx has no place for "
@@ -449,6 +479,11 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
     query_text = _template(tokenize(query), saved) if has_query else ""
     if "%" in target.replace("%{", ""):
         raise Untranslatable("a %-escape in the substitution (Apache decodes it again)")
+    if not (rule.redirect or absolute) and re.search(r"\.[^/$]+/", target):
+        out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                  "a target with PATH_INFO after a file (script.php/…): in the "
+                                  "next round Apache's %{REQUEST_FILENAME} is that file, "
+                                  "nginx's $request_filename the whole path"))
     if rule.redirect or absolute:
         code = rule.redirect_code if rule.redirect else 302
         url = target if absolute else "${scheme}://${http_host}" + target

@@ -442,7 +442,12 @@ def _basename_regex(section: ConfigSection) -> str:
 def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNote]) -> None:
     for node in nodes:
         if isinstance(node, Directive):
-            if node.lname in COSMETIC:
+            if _authorization_for_scripts(node):
+                notes.append(PlanNote(_source(node), node.name, "only hands the Authorization "
+                                      "header to scripts as HTTP_AUTHORIZATION (nginx's "
+                                      "fastcgi_params pass it themselves)", directory,
+                                      changes_behaviour=False))
+            elif node.lname in COSMETIC:
                 notes.append(PlanNote(_source(node), node.name, "only changes the server's "
                                       "own error pages (left out)", directory,
                                       changes_behaviour=False))
@@ -454,6 +459,17 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
             notes.append(PlanNote(_source(node), f"<{node.name}>",
                                   "no target-neutral form: the plan does not carry it",
                                   directory))
+
+
+def _authorization_for_scripts(node: Directive) -> bool:
+    """``SetEnvIf[NoCase] Authorization "(.+)" HTTP_AUTHORIZATION=$1``: the header for a
+    script, nothing a request's answer depends on unless something reads the variable (a
+    ``Header``/``Require`` with ``env=`` is reported on its own)."""
+    if node.lname not in ("setenvif", "setenvifnocase") or len(node.args) < 3:
+        return False
+    attribute = node.args[0].lower()
+    return attribute in ("authorization", "^authorization$") and all(
+        a.split("=", 1)[0].upper() == "HTTP_AUTHORIZATION" for a in node.args[2:])
 
 
 def _source(node: object) -> Source:
