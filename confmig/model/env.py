@@ -20,8 +20,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from confmig.model.expr.evaluate import Evaluation as ExprRun
+from confmig.model.expr.evaluate import ExprEvalError, ExprUnsupported
+from confmig.model.mapping import substitute
 from confmig.model.merge import EnvDir, SetEnvIfDir, SetEnvIfEntry
+from confmig.model.rewrite.regex import Captures
 from confmig.model.round import Round
+from confmig.model.variables import lookup_for
+
+_NO_GROUPS = Captures(None, b"", 0, [])
 
 if TYPE_CHECKING:
     from confmig.model.evaluate import Evaluation
@@ -51,6 +58,9 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
     # Headers.get without its lower() (the entries' keys are lower-cased already).
     items = getattr(headers, "_items", None)  # a Headers (not isinstance: an ABC, slow)
     for entry in entries:
+        if entry.expr is not None:
+            _match_expr(ev, rnd, entry)
+            continue
         # What the attribute names: a special request field, a header, or an earlier-set
         # variable (None: nothing to match).
         key = entry.key  # the attribute in lower case
@@ -68,16 +78,44 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
                     subject = headers.get(entry.attribute)
                 if subject is None:
                     subject = rnd.env.get(entry.attribute)
-        if subject is None or entry.regex.search(subject) is None:
+        # a header or variable that is not there is matched as "" (^$ matches it)
+        captures = entry.regex.search("" if subject is None else subject)
+        if captures is None:
             continue
-        for name, value in entry.assignments:
-            if value is None:
-                rnd.env.pop(name, None)
-            else:
-                rnd.env[name] = value
-        if ev.trace:
-            names = ", ".join(n if v is not None else "!" + n for n, v in entry.assignments)
-            ev.step("env", f"{entry.directive.name} matched: {names}", entry.directive)
+        _assign(ev, rnd, entry, None if entry.literal else captures)
+
+
+def _assign(ev: Evaluation, rnd: Round, entry: SetEnvIfEntry, captures: Captures | None
+            ) -> None:
+    """A matched entry's variables; ``$0``–``$9`` of *captures* substituted (``ap_pregsub``)
+    unless the pattern is literal."""
+    for name, value in entry.assignments:
+        if value is None:
+            rnd.env.pop(name, None)
+        elif captures is not None and ("$" in value or "\\" in value):
+            rnd.env[name] = substitute(value, captures)
+        else:
+            rnd.env[name] = value
+    if ev.trace:
+        names = ", ".join(n if v is not None else "!" + n for n, v in entry.assignments)
+        ev.step("env", f"{entry.directive.name} matched: {names}", entry.directive)
+
+
+def _match_expr(ev: Evaluation, rnd: Round, entry: SetEnvIfEntry) -> None:
+    """``SetEnvIfExpr``: ``ap_expr_exec_re`` (its Vary added; an error is no match); the
+    values' ``$N`` name the expression's last regex match."""
+    run = ExprRun(lookup_for(ev, rnd), ev.now, subrequest=ev.expr_subrequest(rnd))
+    try:
+        matched = run.cond(entry.expr.tree)
+    except ExprUnsupported as exc:
+        ev.note(f"{entry.directive.name} at {entry.directive.file}:{entry.directive.line}: "
+                f"cannot evaluate {exc} (taken as false)")
+        return
+    except ExprEvalError:
+        return
+    rnd.vary.extend(run.vary)
+    if matched:
+        _assign(ev, rnd, entry, run.source if run.source is not None else _NO_GROUPS)
 
 
 def env_fixup(ev: Evaluation, rnd: Round) -> None:

@@ -232,22 +232,25 @@ def alias_matches(uri: str, fake: str) -> int:
 
 
 def substitute(template: str, captures: Captures) -> str:
-    """``ap_pregsub``: ``$0``…``$9`` and ``&`` (the whole match); ``\\`` escapes them."""
+    """``ap_pregsub`` (``regsub_core``, 2.4): ``$0``…``$9`` (an unset or empty group is
+    ""); a backslash makes the next character literal; ``&`` is an ordinary character."""
+    if "$" not in template and "\\" not in template:
+        return template
     out: list[str] = []
     i, n = 0, len(template)
     while i < n:
         ch = template[i]
-        if ch == "\\" and i + 1 < n and template[i + 1] in "$&":
-            out.append(template[i + 1])
-            i += 2
-            continue
-        if ch == "&":
-            out.append(captures.group(0))
-        elif ch == "$" and i + 1 < n and template[i + 1].isdigit():
-            out.append(captures.group(int(template[i + 1])))
-            i += 1
-        else:
-            out.append(ch)
+        if i + 1 < n:
+            nxt = template[i + 1]
+            if ch == "$" and "0" <= nxt <= "9":
+                out.append(captures.group(ord(nxt) - 48))
+                i += 2
+                continue
+            if ch == "\\":
+                out.append(nxt)
+                i += 2
+                continue
+        out.append(ch)
         i += 1
     return "".join(out)
 

@@ -310,3 +310,43 @@ def header_control_characters() -> SiteSpec:
 
 
 SITES.append(header_control_characters)
+
+
+def setenvif_expressions() -> SiteSpec:
+    """``SetEnvIfExpr`` (its Vary added, ``$N`` from the expression's regex), and what
+    ``match_headers`` does for every ``SetEnvIf``: a header that is not there is matched as
+    "" (so ``^$`` matches), values get ``$N``/``&`` of the match (``ap_pregsub``) unless the
+    pattern has no regex metacharacter (then they are set as written)."""
+    show = "Header set X-V \"foo=%{FOO}e id=%{ID}e empty=%{EMPTY}e part=%{PART}e lit=%{LIT}e\"\n"
+    files: dict[str, str | bytes | None] = {
+        "expr/.htaccess": "SetEnvIfExpr \"req('X-A') == 'a'\" FOO=yes\n"
+                          "SetEnvIfExpr \"%{QUERY_STRING} =~ /id=(\\d+)/\" ID=n$1\n" + show,
+        "missing/.htaccess": "SetEnvIf X-Missing ^$ EMPTY=1\n" + show,
+        "sub/.htaccess": "SetEnvIf Request_URI \"/(sub)/(x)\" PART=$2-$1&\n"
+                         "SetEnvIf X-B abc LIT=$1\n" + show,
+        "req/.htaccess": "SetEnvIfExpr \"%{HTTP:X-C} == 'c'\" OK\nRequire env OK\n",
+        "bad/.htaccess": "SetEnvIfExpr \"%{NOPE} == 1\" FOO\n",
+        "sub/&x.txt": None,
+    }
+    for directory in ("expr", "missing", "sub", "req", "bad"):
+        files[f"{directory}/x.txt"] = None
+    both = ("X-V", "Vary")
+    return SiteSpec("setenvifexpr", files, [
+        Case("/expr/x.txt?id=42", "SetEnvIfExpr true twice", {"X-A": "a"},
+             compare_headers=both),
+        Case("/expr/x.txt", "SetEnvIfExpr false: Vary all the same", compare_headers=both),
+        Case("/missing/x.txt", "a missing header matches ^$", compare_headers=both),
+        Case("/missing/x.txt", "a present one does not", {"X-Missing": "v"},
+             compare_headers=both),
+        Case("/sub/x.txt", "$N and & in SetEnvIf values; a literal pattern's as written",
+             {"X-B": "xabcx"}, compare_headers=both),
+        Case("/req/x.txt", "Require env of a SetEnvIfExpr variable", {"X-C": "c"}),
+        Case("/req/x.txt", "Require env, the variable not set"),
+        Case("/bad/x.txt", "SetEnvIfExpr Apache cannot parse: 500"),
+        Case("/am/x.txt", "AliasMatch: & is an ordinary character in ap_pregsub"),
+        Case("/am2/x.txt", "AliasMatch: a backslash makes the next character literal"),
+    ], vhost_extra="AliasMatch ^/am/(x)\\.txt$ @ROOT@/sub/&$1.txt\n"
+                   "AliasMatch ^/am2/(x)\\.txt$ @ROOT@/sub/\\&$1.t\\xt\n")
+
+
+SITES.append(setenvif_expressions)

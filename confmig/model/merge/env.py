@@ -17,13 +17,18 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class SetEnvIfEntry:
-    """One ``SetEnvIf``-family line: attribute, compiled regex, assignments."""
+    """One ``SetEnvIf``-family line: attribute, compiled regex, assignments; or a
+    ``SetEnvIfExpr`` line (``expr``, no attribute nor regex)."""
 
     directive: Directive
     attribute: str
     regex: Any  # Regex
     assignments: tuple[tuple[str, str | None], ...]  # (name, value) ; value None: unset (!name)
     early: bool = False  # "--early" in server context: run first, at post_read_request
+    # the pattern uses no regex metacharacter (non_regex_pattern): apr_strmatch, and the
+    # values are set as written (no $N)
+    literal: bool = False
+    expr: Any = None  # SetEnvIfExpr's parsed Expr
     # The attribute in lower case (the special attributes' and the headers' key), made once.
     key: str = field(init=False, repr=False, compare=False)
 
@@ -79,6 +84,55 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
         regex = compile_config_regex(pattern, nocase=nocase)
     except RegexError as exc:
         return f"{d.name} regex could not be compiled: {exc}"
+    found = _assignments(b, args)
+    if isinstance(found, str):
+        return found
+    assignments, early = found
+    b.touched.add("setenvif")
+    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments), early,
+                                    _is_literal(pattern)))
+    return None
+
+
+@handles("setenvifexpr")
+def _setenvifexpr(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    from confmig.model.expr import ExprError, parse_cached
+
+    if not d.args or not d.args[0]:
+        return f"Missing expression for {d.name}"
+    try:
+        expr = parse_cached(d.args[0], restricted=b.restricted)
+    except ExprError as exc:
+        return f'Could not parse expression "{d.args[0]}": {exc}'
+    found = _assignments(b, list(d.args[1:]))
+    if isinstance(found, str):
+        return found
+    assignments, early = found
+    b.touched.add("setenvif")
+    b.setenvif.append(SetEnvIfEntry(d, "", None, tuple(assignments), early, expr=expr))
+    return None
+
+
+def _is_literal(pattern: str) -> bool:
+    """``non_regex_pattern``: no unescaped regex metacharacter (and no other escape)."""
+    escaped = False
+    for ch in pattern:
+        if ch in "^.$|()[]*+?{}":
+            if not escaped:
+                return False
+            escaped = False
+        elif ch == "\\":
+            escaped = not escaped
+        elif escaped:
+            return False
+    return True
+
+
+def _assignments(b: SectionBuilder, args: list[str]
+                 ) -> tuple[list[tuple[str, str | None]], bool] | str:
+    """``add_envvars``: the variables to set or unset, and ``--early``."""
+    if not args:
+        return "Missing envariable expression for SetEnvIf"
     assignments: list[tuple[str, str | None]] = []
     early = False
     for word in args:
@@ -91,9 +145,7 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
             early = True
         else:
             assignments.append((key, "1"))
-    b.touched.add("setenvif")
-    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments), early))
-    return None
+    return assignments, early
 
 
 @handles("setenv", "unsetenv")
