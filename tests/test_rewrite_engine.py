@@ -20,14 +20,11 @@ from confmig.model.rewrite import (
     RewriteConfig,
     RewriteOutcome,
     RewriteRequest,
-    RoundsResult,
     Rule,
-    core_translate,
     evaluate_directory,
     evaluate_server,
     merge,
     merge_server,
-    run_per_directory_rounds,
     server_dir_defaults,
     split_path_info,
 )
@@ -45,6 +42,7 @@ from confmig.model.rewrite.uri import (
     unescape_url,
 )
 from confmig.model.rewrite.variables import lookup_variable
+from confmig.model.urlpath import core_translate
 from confmig.syntax import parse_text
 from tests.corpus import CORPUS
 
@@ -638,62 +636,8 @@ def test_merge_with_server_and_vhosts() -> None:
 
 # --------------------------------------------------------------------------- rounds --
 
-def rounds_for(tree: dict[str, str], target: str, **kwargs: object) -> RoundsResult:
-    fs = MemoryFilesystem({p: c for p, c in tree.items() if not p.endswith(".htaccess")},
-                          dirs=("/www",))
-    htaccess = {p.rsplit("/", 1)[0] + "/": c for p, c in tree.items()
-                if p.endswith(".htaccess")}
-
-    def lookup(filename: str) -> RewriteConfig | None:
-        directory = filename if fs.is_dir(filename) else filename.rsplit("/", 1)[0]
-        cfg: RewriteConfig = RewriteConfig(context="server")
-        path = ""
-        for part in directory.strip("/").split("/"):
-            path += "/" + part
-            text = htaccess.get(path + "/")
-            if text is not None:
-                cfg = merge(cfg, config(text, "directory", path + "/"))
-        return cfg if cfg.context == "directory" else None
-
-    req = request(target, fs=fs)
-    return run_per_directory_rounds(req, lookup, **kwargs)  # type: ignore[arg-type]
-
-
-def test_rounds_front_controller() -> None:
-    if not (CORPUS / "wordpress" / "generated" / ".htaccess").is_file():
-        pytest.skip("corpus not present")
-    tree = {"/www/.htaccess": (CORPUS / "wordpress" / "generated" / ".htaccess").read_text(),
-            "/www/index.php": "x", "/www/wp-login.php": "x"}
-    res = rounds_for(tree, "/hello/world?x=1")
-    assert (res.action, res.filename, res.query, len(res.rounds)) == (
-        "serve", "/www/index.php", "x=1", 2)
-    assert res.rounds[1].uri == "/index.php"
-    assert rounds_for(tree, "/wp-login.php").filename == "/www/wp-login.php"
-
-
-def test_rounds_loops_end_and_env() -> None:
-    loop = {"/www/.htaccess": "RewriteEngine On\nRewriteRule ^(.+)$ x/$1 [L]"}
-    res = rounds_for(loop, "/a")
-    assert (res.action, res.status, len(res.rounds)) == ("error", 500, 11)
-    assert rounds_for(loop, "/a", limit=20).status == 500
-    end = {"/www/.htaccess": "RewriteEngine On\nRewriteRule ^a$ b [END]\nRewriteRule ^b$ c",
-           "/www/b": "b", "/www/c": "c"}
-    assert rounds_for(end, "/a").filename == "/www/b"
-    env = {"/www/.htaccess": "RewriteEngine On\nRewriteRule ^a$ b [E=X:1]\n"
-                             "RewriteCond %{ENV:REDIRECT_X} =1\nRewriteRule ^b$ c",
-           "/www/c": "c"}
-    res = rounds_for(env, "/a")  # a -> b (rule 2 still runs: no [L]) -> c in round 2
-    assert res.filename == "/www/c" and len(res.rounds) == 3
-    assert res.env["REDIRECT_REDIRECT_X"] == "1"  # renamed again by the second redirect
-    assert res.env["REDIRECT_STATUS"] == "200"
-    slash = {"/www/.htaccess": "RewriteEngine On\nRewriteRule ^d$ x", "/www/d/i": "i"}
-    res = rounds_for(slash, "/d?q=1")
-    assert (res.action, res.status, res.location) == ("redirect", 301,
-                                                      "http://example.com/d/?q=1")
-    status = {"/www/.htaccess": "RewriteEngine On\nRewriteRule ^a$ b [R]\nRewriteRule ^(.*)$ c",
-              "/www/c": "c"}
-    res = rounds_for(status, "/a")
-    assert (res.action, res.status, res.filename) == ("serve", 302, "/www/c")
+# The request's internal-redirect rounds (test_rounds_front_controller,
+# test_rounds_loops_end_and_env) are tests/model/test_rounds.py, on the model's evaluate.
 
 
 def test_split_path_info() -> None:

@@ -32,6 +32,12 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
         if handler not in (DIR_MAGIC_TYPE, "default-handler"):
             rnd.status = 404
             ev.step("handler", f"handler {handler}: a directory cannot be served → 404")
+        elif not ev.site.state.modules.has_module("mod_autoindex"):
+            # default_handler: "Attempt to serve directory" (checked on Apache:
+            # tests/test_rewrite_apache.py, /css/ on laravel.test)
+            rnd.status = 404
+            ev.step("handler", "mod_autoindex is not loaded: the default handler does not "
+                               "serve a directory → 404")
         elif rnd.config["core"].options & OPT_INDEXES:
             rnd.listing = rnd.served = True
             ev.step("handler", "mod_autoindex: directory listing (Options Indexes)")

@@ -1,13 +1,12 @@
 """URL → filesystem, as httpd maps it before any per-directory configuration applies.
 
-* :func:`normalize_path` — ``ap_normalize_path`` (``server/util.c``): decodes %-escapes of
-  unreserved characters, removes ``.``/``..`` segments (refusing to climb above ``/``), merges
-  ``//`` (MergeSlashes On); a malformed escape or ``..`` above the root → 400.
+* :func:`normalize_path` — ``ap_normalize_path`` (:mod:`confmig.model.urlpath`).
 * :func:`unescape_path` — ``ap_unescape_url_ex``: a bad escape → 400, an encoded ``/``
   (AllowEncodedSlashes Off) or NUL → 404.
 * :func:`alias_matches` / :class:`AliasEntry` — mod_alias's ``Alias``, ``AliasMatch``,
   ``ScriptAlias``, ``Redirect*`` and ``RedirectMatch`` (``modules/mappers/mod_alias.c``).
-* :func:`core_translate` — DocumentRoot + URL-path (``ap_core_translate``).
+* :func:`core_translate` — DocumentRoot + URL-path (``ap_core_translate``,
+  :mod:`confmig.model.urlpath`).
 * :class:`StatCache` — the stats the directory walk does, cached (the filesystem of a site does
   not change while one explain or test run looks at it).
 """
@@ -28,66 +27,7 @@ from confmig.syntax import Directive
 
 FileKind = Literal["file", "dir", "link", "other"]
 
-_HEX = frozenset("0123456789abcdefABCDEF")
-# T_URI_UNRESERVED (gen_test_char.c): ALPHA / DIGIT / "-" / "." / "_" / "~"
-_UNRESERVED = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-
 EncodedSlashes = Literal["off", "on", "nodecode"]
-
-
-def normalize_path(path: str, *, merge_slashes: bool = True) -> str | None:
-    """``ap_normalize_path(path, NOT_ABOVE_ROOT | DECODE_UNRESERVED [| MERGE_SLASHES])``.
-
-    Returns the normalised path, or None where Apache answers 400 ("invalid URI path"): the
-    path does not start with ``/``, has a ``%`` not followed by two hex digits, or a ``..``
-    segment would climb above the root.
-    """
-    if not path.startswith("/"):
-        return None
-    if "%" not in path and "/." not in path and (not merge_slashes or "//" not in path):
-        return path
-    ok = True
-    src = list(path)
-    out: list[str] = ["/"]
-    i, n = 1, len(src)
-    while i < n:
-        if src[i] == "%":
-            if i + 2 < n and src[i + 1] in _HEX and src[i + 2] in _HEX:
-                char = chr(int(src[i + 1] + src[i + 2], 16))
-                if char in _UNRESERVED:
-                    i += 2
-                    src[i] = char
-            else:
-                ok = False
-        if not out or out[-1] == "/":
-            if merge_slashes and src[i] == "/":
-                while i < n and src[i] == "/":
-                    i += 1
-                continue
-            if src[i] == ".":
-                nxt = src[i + 1] if i + 1 < n else ""
-                if nxt in ("/", ""):
-                    i += 2 if nxt else 1
-                    continue
-                j = i + 1
-                dotdot = nxt == "."
-                if not dotdot and nxt == "%" and src[i + 2:i + 4] in (["2", "e"], ["2", "E"]):
-                    j = i + 3
-                    dotdot = True
-                if dotdot and (j + 1 >= n or src[j + 1] == "/"):
-                    if len(out) > 1:
-                        out.pop()
-                        while out and out[-1] != "/":
-                            out.pop()
-                    else:
-                        ok = False
-                    i = j + 1
-                    if i < n:
-                        i += 1
-                    continue
-        out.append(src[i])
-        i += 1
-    return "".join(out) if ok else None
 
 
 def unescape_path(path: str, encoded_slashes: EncodedSlashes = "off") -> tuple[str, int]:
@@ -174,13 +114,6 @@ def merge_too_long(document_root: str, uri: str) -> bool:
     size = len(root.encode("utf-8", "surrogateescape")) + len(
         path.encode("utf-8", "surrogateescape"))
     return size + 4 > APR_PATH_MAX
-
-
-def core_translate(document_root: str, uri: str) -> str:
-    """``ap_core_translate``: DocumentRoot (without trailing slash) + the URL-path."""
-    root = document_root[:-1] if document_root.endswith("/") and len(document_root) > 1 else \
-        document_root
-    return root + uri if uri.startswith("/") else root + "/" + uri
 
 
 # -- mod_alias ----------------------------------------------------------------------------

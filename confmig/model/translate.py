@@ -8,17 +8,11 @@ from typing import TYPE_CHECKING
 
 from confmig.model import limits
 from confmig.model.alias import alias_redirect
-from confmig.model.mapping import (
-    APR_PATH_MAX,
-    core_translate,
-    merge_too_long,
-    normalize_path,
-    try_alias_list,
-    unescape_path,
-)
+from confmig.model.mapping import APR_PATH_MAX, merge_too_long, try_alias_list, unescape_path
 from confmig.model.merge import AliasDir
 from confmig.model.rewriting import rewrite_request, run_server, server_rules
 from confmig.model.round import Round
+from confmig.model.urlpath import core_translate, normalize_path
 
 if TYPE_CHECKING:
     from confmig.model.evaluate import Evaluation
@@ -101,7 +95,12 @@ def translate(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> bool
         limits.record(message)
         rnd.status = 403
         return False
-    rnd.filename = core_translate(server.document_root, rnd.uri)
+    filename = core_translate(server.document_root, rnd.uri)
+    if filename is None:  # not for a normalised URL-path: it has no ".." left
+        ev.step("translate", f"cannot map {rnd.uri} to a file below the DocumentRoot → 403")
+        rnd.status = 403
+        return False
+    rnd.filename = filename
     if ev.trace:
         ev.step("translate", f"DocumentRoot maps {rnd.uri} → {rnd.filename}")
     return True

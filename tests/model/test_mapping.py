@@ -8,13 +8,13 @@ from confmig.model.mapping import (
     AliasEntry,
     alias_matches,
     finish_redirect,
-    normalize_path,
     server_url_base,
     try_alias_list,
     unescape_path,
 )
 from confmig.model.request import Request, RequestError, parse_header_option, split_host
 from confmig.model.rewrite.regex import Regex
+from confmig.model.urlpath import normalize_path
 
 
 @pytest.mark.parametrize(("raw", "expected"), [

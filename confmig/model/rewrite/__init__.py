@@ -2,18 +2,13 @@
 
 * :class:`RewriteConfig` — the Rewrite* directives of one section, parsed (``parse``);
 * :func:`evaluate_server` / :func:`evaluate_directory` — one pass of a ruleset (``engine``);
-* :func:`run_per_directory_rounds` — a request through all its internal-redirect rounds;
 * :func:`merge` / :func:`merge_server` — Apache's config merging for mod_rewrite (``merge``).
 """
 
 from confmig.model.rewrite.engine import (
-    Round,
-    RoundsResult,
-    core_translate,
     evaluate_directory,
     evaluate_server,
     matches_request_vhost,
-    run_per_directory_rounds,
     split_path_info,
 )
 from confmig.model.rewrite.maps import RewriteMap
@@ -32,7 +27,6 @@ from confmig.model.rewrite.request import (
 __all__ = [
     "CondStep", "Condition", "Filesystem", "Headers", "Lookahead", "MemoryFilesystem",
     "RealFilesystem", "RewriteConfig", "RewriteMap", "RewriteOutcome", "RewriteRequest",
-    "Round", "RoundsResult", "Rule", "Step", "core_translate", "evaluate_directory",
-    "evaluate_server", "matches_request_vhost", "merge", "merge_server",
-    "run_per_directory_rounds", "server_dir_defaults", "split_path_info",
+    "Rule", "Step", "evaluate_directory", "evaluate_server", "matches_request_vhost",
+    "merge", "merge_server", "server_dir_defaults", "split_path_info",
 ]

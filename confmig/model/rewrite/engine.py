@@ -10,15 +10,15 @@ DocumentRoot is stripped) to form a URL, and Apache performs an *internal redire
 the whole request is processed again, server rules and ``.htaccess`` rules included.
 ``[L]`` only ends the current pass; ``[END]`` also stops the later passes.  A result equal to
 the current filename is served without a redirect (that is what stops most loops), and
-after ``LimitInternalRecursion`` (10) redirects the request fails with 500.
-:func:`run_per_directory_rounds` drives those rounds.
+after ``LimitInternalRecursion`` (10) redirects the request fails with 500.  Those rounds
+are the model's one request loop (:func:`confmig.model.evaluate.evaluate`), which calls
+these hooks.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 
 from confmig.model.rewrite.apply import (
     ACTION_NOESCAPE,
@@ -26,13 +26,12 @@ from confmig.model.rewrite.apply import (
     ACTION_STATUS_SET,
     PassResult,
     apply_list,
-    default_port,
     matches_request_vhost,
 )
 from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.rewrite.outcome import Action, RewriteOutcome
 from confmig.model.rewrite.parse import RewriteConfig, Rule
-from confmig.model.rewrite.request import RewriteRequest, normalize_path
+from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.state import EvalState
 from confmig.model.rewrite.uri import (
     escape_absolute_uri,
@@ -40,13 +39,10 @@ from confmig.model.rewrite.uri import (
     has_ctl_or_space,
     is_absolute_uri,
     subst_prefix_path,
-    unescape_url,
 )
+from confmig.model.urlpath import core_translate
 
-__all__ = [
-    "Round", "RoundsResult", "construct_url", "core_translate", "evaluate_directory",
-    "evaluate_server", "matches_request_vhost", "run_per_directory_rounds", "split_path_info",
-]
+__all__ = ["evaluate_directory", "evaluate_server", "matches_request_vhost", "split_path_info"]
 
 # -- hooks ---------------------------------------------------------------------------------
 
@@ -196,22 +192,6 @@ def _prefix_stat(path: str, lastsub: Rule | None, req: RewriteRequest) -> bool:
             or (ctx_root != docroot and path.startswith(ctx_root)))
 
 
-def core_translate(document_root: str, uri: str) -> str | None:
-    """``ap_core_translate``: DocumentRoot + URL-path (dot segments resolved); None when the
-    path would climb above the DocumentRoot (Apache: 403 "Cannot map ... to file")."""
-    path = uri.lstrip("/")
-    parts: list[str] = []
-    for seg in path.split("/"):
-        if seg == "..":
-            if not parts:
-                return None
-            parts.pop()
-        elif seg != ".":
-            parts.append(seg)
-    root = document_root.rstrip("/") or ""
-    return root + "/" + "/".join(parts) if parts or path else root + "/"
-
-
 def _redirect(st: EvalState, result: PassResult, value: int, oargs: str | None,
               base: str | None = None, directory: str | None = None) -> RewriteOutcome:
     fname = st.filename
@@ -336,7 +316,7 @@ def _finish_directory(config: RewriteConfig, st: EvalState, result: PassResult, 
                     status=result.status)
 
 
-# -- the per-directory rounds --------------------------------------------------------------
+# -- PATH_INFO ------------------------------------------------------------------------------
 
 def split_path_info(path: str, fs: object, *, known_dir: str | None = None) -> tuple[str, str]:
     """Split a filesystem path into ``(r->filename, r->path_info)`` like the directory walk:
@@ -365,211 +345,3 @@ def split_path_info(path: str, fs: object, *, known_dir: str | None = None) -> t
         tail = "/".join(segments[i + 1:])
         return candidate, ("/" + tail if i + 1 < len(segments) else "")
     return current or "/", ""
-
-
-@dataclass(slots=True)
-class Round:
-    """One request-processing round: the URL it started with and what the rules did."""
-
-    uri: str
-    query: str | None
-    filename: str | None = None
-    path_info: str = ""
-    server: RewriteOutcome | None = None
-    directory: RewriteOutcome | None = None
-    directory_path: str | None = None
-
-
-@dataclass(slots=True)
-class RoundsResult:
-    """Where the request ends up after all rewrite rounds.
-
-    ``action`` is ``serve`` (``filename``/``path_info``/``query`` are what Apache serves;
-    ``status`` is None, or the 3xx an overridden ``[R]`` left in ``r->status``) or the terminal
-    action of the last outcome (``redirect``, ``forbidden``, ``gone``, ``error``, ``proxy``).
-    """
-
-    action: str
-    status: int | None = None
-    location: str | None = None
-    uri: str = "/"
-    query: str | None = None
-    filename: str | None = None
-    path_info: str = ""
-    rounds: list[Round] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    mime_type: str | None = None
-    handler: str | None = None
-    unsupported: list[str] = field(default_factory=list)
-    message: str = ""
-
-    def trace(self) -> str:
-        lines: list[str] = []
-        for n, rnd in enumerate(self.rounds, 1):
-            q = f"?{rnd.query}" if rnd.query is not None else ""
-            lines.append(f"round {n}: {rnd.uri}{q} -> {rnd.filename}{rnd.path_info}")
-            if rnd.server is not None:
-                lines.append("  [server] " + rnd.server.trace().replace("\n", "\n  "))
-            if rnd.directory is not None:
-                lines.append(f"  [{rnd.directory_path}] "
-                             + rnd.directory.trace().replace("\n", "\n  "))
-        lines.append(f"=> {self.action} {self.status or ''} {self.location or self.filename}")
-        return "\n".join(lines)
-
-
-def run_per_directory_rounds(
-    request: RewriteRequest,
-    directory_config: Callable[[str], RewriteConfig | None],
-    *,
-    server: RewriteConfig | None = None,
-    translate: Callable[[str], str | None] | None = None,
-    maps: Mapping[str, RewriteMap] | None = None,
-    limit: int = 10,
-    directory_slash: bool = True,
-    trace: bool = True,
-    rng: random.Random | None = None,
-) -> RoundsResult:
-    """Follow a request through server rules, the directory walk and per-directory rules, and
-    through every internal redirect those cause, to what Apache finally does.
-
-    Each round: (1) the *server* config's rules (skipped after ``[END]``); (2) URL-path →
-    filesystem path via *translate* (default: DocumentRoot + path, ``core_translate``; plug
-    Alias & co. in here); (3) split off PATH_INFO with ``request.fs``; (4)
-    ``directory_config(filename)`` gives the merged per-dir rewrite config for that file (None:
-    no per-dir rules) — its ``directory`` is the prefix stripped; (5) mod_dir's trailing-slash
-    redirect (*directory_slash*, ``DirectorySlash On``) runs after mod_rewrite's fixup and wins
-    over its internal redirect; (6) if the per-dir rules rewrote to a new URL, the next round
-    starts with it, the environment renamed with ``REDIRECT_`` and ``r->status`` carried over
-    (an ``[R]`` overridden by a later local rewrite makes Apache serve the file with that
-    3xx status and no Location).  More than *limit* (``LimitInternalRecursion``) internal
-    redirects give 500.  ``DirectoryIndex`` and handlers are left to the caller.
-    """
-    maps = dict(maps or {})
-    if server is not None:
-        maps = {**maps, **server.maps}
-    translate = translate or (lambda uri: core_translate(request.document_root, uri))
-    if request.cookie_names is None:  # [CO]: once per name for the whole request
-        request = replace(request, cookie_names=set())
-    current = request
-    rounds: list[Round] = []
-    unsupported: list[str] = []
-    ended = False
-    redirects = 0
-    pending_status: int | None = None  # r->status as the previous rounds left it
-
-    def done(action: str, env: dict[str, str], out: RewriteOutcome | None = None,
-             **kwargs: object) -> RoundsResult:
-        res = RoundsResult(action=action, uri=current.uri, query=current.query, rounds=rounds,
-                           env=env, unsupported=unsupported)
-        # [T=]/[H=] live in r->notes, which an internal redirect starts afresh.
-        last = rounds[-1]
-        for step in (last.server, last.directory):
-            if step is not None:
-                res.mime_type = step.mime_type or res.mime_type
-                res.handler = step.handler or res.handler
-        if out is not None:
-            res.status, res.location, res.message = out.status, out.location, out.message
-            _apply_env(res.env, out.env)
-        for key, value in kwargs.items():
-            setattr(res, key, value)
-        return res
-
-    while True:
-        rnd = Round(current.uri, current.query)
-        rounds.append(rnd)
-        env = dict(current.env)
-        query = current.query
-        path: str | None = None
-        if server is not None and not ended:
-            out = evaluate_server(server, current, trace=trace, rng=rng)
-            rnd.server = out
-            _collect(unsupported, out)
-            ended = ended or out.end
-            if out.action in _TERMINAL:
-                return done(out.action, env, out)
-            _apply_env(env, out.env)
-            if out.action == "rewrite":
-                query = out.query
-                pending_status = out.status or pending_status
-                path = translate(out.uri) if out.passthrough and out.uri else out.filename
-                if path is None:
-                    return done("forbidden", env, status=403,
-                                message=f"cannot map {out.uri} to a file")
-        if path is None:
-            path = translate(current.uri)
-            if path is None:
-                return done("forbidden", env, status=403,
-                            message=f"cannot map {current.uri} to a file")
-        filename, path_info = split_path_info(path, current.fs,
-                                              known_dir=current.document_root)
-        rnd.filename, rnd.path_info = filename, path_info
-        current = replace(current, query=query, env=env)
-        config = None if ended else directory_config(filename)
-        out = None
-        if config is not None:
-            rnd.directory_path = config.directory
-            out = evaluate_directory(config, current, filename, config.directory or "/",
-                                     path_info=path_info, maps=maps, trace=trace, rng=rng)
-            rnd.directory = out
-            _collect(unsupported, out)
-            ended = ended or out.end
-            if out.action in _TERMINAL:
-                return done(out.action, env, out)
-            if out.action == "rewrite":
-                pending_status = out.status or pending_status
-        changed = out is not None and out.action == "rewrite"
-        if (directory_slash and not path_info and not current.uri.endswith("/")
-                and current.fs.is_dir(filename)):
-            args = out.query if changed and out is not None else query
-            target = escape_uri(current.uri) + "/" + (f"?{args}" if args is not None else "")
-            return done("redirect", env, status=301, location=construct_url(current, target),
-                        message="mod_dir: DirectorySlash redirect (runs after mod_rewrite's "
-                                "fixup and wins over its internal redirect)")
-        if out is None or not out.internal_redirect:
-            return done("serve", env, out, filename=out.filename if changed and out else filename,
-                        path_info=out.path_info if changed and out else path_info,
-                        query=out.query if changed and out else query, status=pending_status,
-                        location=None)
-        # An internal redirect: a new request for the rewritten URL (httpd renames the
-        # environment with a REDIRECT_ prefix and adds REDIRECT_STATUS).
-        redirects += 1
-        _apply_env(env, out.env)
-        if redirects > limit:
-            return done("error", env, status=500,
-                        message=f"exceeded LimitInternalRecursion ({limit}) internal redirects")
-        assert out.uri is not None
-        decoded, bad_escape, bad_path = unescape_url(out.uri)
-        if bad_escape:
-            return done("error", env, status=400,
-                        message=f"bad %-escape in the internal redirect to {out.uri}")
-        if bad_path:
-            return done("error", env, status=404,
-                        message=f"encoded slash or NUL in the internal redirect to {out.uri}")
-        new_env = {f"REDIRECT_{k}": v for k, v in env.items()}
-        new_env.update(request.env)
-        new_env["REDIRECT_STATUS"] = str(pending_status or 200)
-        current = replace(current, uri=normalize_path(decoded), query=out.query, env=new_env,
-                          path_info="")
-
-
-def construct_url(request: RewriteRequest, uri: str) -> str:
-    """``ap_construct_url``: scheme://host[:port] + *uri* (port omitted when default)."""
-    port = "" if request.port == default_port(request) else f":{request.port}"
-    return f"{request.scheme}://{request.server_name_for_url}{port}{uri}"
-
-
-_TERMINAL = frozenset({"redirect", "forbidden", "gone", "error", "proxy"})
-
-
-def _apply_env(env: dict[str, str], changes: Mapping[str, str | None]) -> None:
-    for key, value in changes.items():
-        if value is None:
-            env.pop(key, None)
-        else:
-            env[key] = value
-
-
-def _collect(into: list[str], out: RewriteOutcome) -> None:
-    for item in out.unsupported:
-        if item not in into:
-            into.append(item)

@@ -12,6 +12,7 @@ from typing import Literal, Protocol, runtime_checkable
 from urllib.parse import unquote_to_bytes
 
 from confmig.model.rewrite.regex import from_bytes
+from confmig.model.urlpath import normalize_path
 
 
 @runtime_checkable
@@ -229,7 +230,10 @@ class RewriteRequest:
         ``uri``, ``query``, ``host``, ``port`` and ``the_request`` the way httpd does."""
         hdrs = Headers(headers or {})
         path, sep, query = target.partition("?")
-        uri = from_bytes(unquote_to_bytes(path))
+        # ap_normalize_path on the raw path, then the %-decoding (a path Apache refuses with
+        # 400 is kept as written: the engine's callers give well-formed targets)
+        normalized = normalize_path(path)
+        uri = from_bytes(unquote_to_bytes(normalized if normalized is not None else path))
         host_header = hdrs.get("Host")
         host: str | None = None
         port: int | None = None
@@ -249,30 +253,7 @@ class RewriteRequest:
             port = configured if isinstance(configured, int) and configured else (
                 443 if https else 80)
         protocol = str(kwargs.pop("protocol", "HTTP/1.1"))
-        return cls(uri=normalize_path(uri), query=query if sep else None, method=method,
+        return cls(uri=uri, query=query if sep else None, method=method,
                    headers=hdrs, host=host, port=port, https=https, protocol=protocol,
                    the_request=f"{method} {target} {protocol}",
                    **kwargs)  # type: ignore[arg-type]
-
-
-
-def normalize_path(path: str) -> str:
-    """Merge repeated slashes and resolve dot segments, as httpd does before mapping."""
-    if "//" not in path and "/." not in path:
-        return path
-    out: list[str] = []
-    segments = path.split("/")
-    for seg in segments[1:-1]:
-        if seg == "..":
-            if out:
-                out.pop()
-        elif seg not in ("", "."):
-            out.append(seg)
-    last = segments[-1] if len(segments) > 1 else ""
-    if last == "..":
-        if out:
-            out.pop()
-        last = ""
-    elif last == ".":
-        last = ""
-    return "/" + "/".join([*out, last]) if out else "/" + last
