@@ -116,7 +116,7 @@ def basic_credentials(header: str | None) -> tuple[str, str] | None:
 def check_password_file(ev: Evaluation, rnd: Round, user: str, password: str) -> str:
     """``mod_authn_file``'s ``check_password``: "granted", "denied", "not-found" or "error"."""
     conf: AuthnFileDir | None = rnd.config.get("authn_file")
-    if conf is None:
+    if conf is None or conf.user_file is None:
         ev.step("access", "AuthUserFile not specified in the configuration → 500")
         return "error"
     lines = _read_lines(ev, conf.user_file, "password")
@@ -139,7 +139,7 @@ def groups_of(ev: Evaluation, rnd: Round, user: str) -> set[str] | None:
     """``groups_for_user``: the groups of the group file that list *user* (None when there is
     no group file or it cannot be read: Apache then denies)."""
     conf: GroupFileDir | None = rnd.config.get("authz_groupfile")
-    if conf is None:
+    if conf is None or conf.group_file is None:
         ev.step("access", "Require group: no AuthGroupFile → denied")
         return None
     lines = _read_lines(ev, conf.group_file, "group")

@@ -97,6 +97,8 @@ class SectionCollector:
             return True
         if message.startswith("nonfatal:"):
             self.nonfatal.append((node, message[len("nonfatal:"):]))
+            if "forbidden by AllowOverride" in message or "not allowed" in message:
+                self.b.touch(node)  # the module's config exists all the same
             return False
         self.b.error(node, message)
         return False

@@ -3,7 +3,7 @@ ErrorDocument."""
 
 from __future__ import annotations
 
-from tests.differential.harness import Case, SiteSpec
+from tests.differential.harness import ROOT_TOKEN, Case, SiteSpec
 
 
 def require_groups() -> SiteSpec:
@@ -371,3 +371,39 @@ def host_names() -> SiteSpec:
 
 
 SITES.append(host_names)
+
+
+def nonfatal_override_configs() -> SiteSpec:
+    """``AllowOverride … Nonfatal=Override``: a directive the .htaccess may not use is skipped,
+    but its module's config for the .htaccess exists all the same (``ap_set_config_vectors``
+    runs before the override check) — so the parent's mod_rewrite rules (no Inherit) and
+    mod_access_compat's Order/Deny (no merger) stop applying there."""
+    return SiteSpec(
+        "nonfatal-configs",
+        {
+            "old.txt": None, "new.txt": None,
+            "sub/old.txt": None, "sub/new.txt": None,
+            "sub/.htaccess": "RewriteRule ^nothing$ - [F]\n",
+            "plain/old.txt": None, "plain/new.txt": None,
+            "acc/x.txt": None, "acc/.htaccess": "Deny from 10.9.9.9\n",
+            "acc2/x.txt": None,
+            "unknown/old.txt": None, "unknown/new.txt": None,
+            "unknown/.htaccess": "NoSuchDirective x\n",
+        },
+        [
+            Case("/old.txt", "the parent's rule"),
+            Case("/sub/old.txt", "a skipped RewriteRule still ends the parent's rules"),
+            Case("/plain/old.txt", "no .htaccess: the parent's rule"),
+            Case("/acc/x.txt", "a skipped Deny still replaces the parent's Deny from all"),
+            Case("/acc2/x.txt", "the parent's Deny from all"),
+            Case("/unknown/old.txt", "an unknown directive touches no module"),
+        ],
+        allow_override="AuthConfig Nonfatal=Any",
+        directory_extra="RewriteEngine On\nRewriteRule old\\.txt$ new.txt [L]\n",
+        vhost_extra=(f'<Directory "{ROOT_TOKEN}/acc">\nOrder allow,deny\nDeny from all\n'
+                     f'</Directory>\n<Directory "{ROOT_TOKEN}/acc2">\nOrder allow,deny\n'
+                     "Deny from all\n</Directory>\n"),
+    )
+
+
+SITES.append(nonfatal_override_configs)

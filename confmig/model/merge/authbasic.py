@@ -49,16 +49,18 @@ def merge_auth_basic(base: AuthBasicDir, new: AuthBasicDir) -> AuthBasicDir:
 
 @dataclass(frozen=True, slots=True)
 class AuthnFileDir:
-    """``authn_file_config_rec``: the password file, as written (relative to ServerRoot)."""
+    """``authn_file_config_rec``: the password file, as written (relative to ServerRoot);
+    None: a section that has the module's config but sets no file."""
 
-    user_file: str
+    user_file: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GroupFileDir:
-    """``authz_groupfile_config_rec``: the group file, as written (relative to ServerRoot)."""
+    """``authz_groupfile_config_rec``: the group file, as written (relative to ServerRoot);
+    None: a section that has the module's config but sets no file."""
 
-    group_file: str
+    group_file: str | None = None
 
 
 @handles("authuserfile")

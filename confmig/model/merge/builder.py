@@ -11,7 +11,7 @@ from typing import Any, Literal
 from confmig.model.mapping import AliasEntry
 from confmig.model.merge.access_compat import AccessDir
 from confmig.model.merge.alias import AliasDir
-from confmig.model.merge.authbasic import AuthBasicDir
+from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir, GroupFileDir
 from confmig.model.merge.authz import (
     AuthnDir,
     AuthzDir,
@@ -37,6 +37,17 @@ from confmig.model.rewrite import RewriteConfig
 from confmig.syntax import Directive, Node, Section
 
 Context = Literal["server", "directory", "htaccess", "files", "location", "if"]
+
+# The manual's module names → this builder's config keys (what ``touch`` creates).
+MODULE_KEYS = {
+    "mod_mime": "mime", "mod_headers": "headers", "mod_dir": "dir", "mod_expires": "expires",
+    "mod_authz_core": "authz", "mod_authn_core": "authn", "mod_access_compat": "access",
+    "mod_alias": "alias", "mod_setenvif": "setenvif", "mod_env": "env",
+    "mod_rewrite": "rewrite", "mod_auth_basic": "auth_basic", "mod_authn_file": "authn_file",
+    "mod_authz_groupfile": "authz_groupfile",
+}
+# Modules whose whole config one section holds (no merger): their empty config.
+NO_MERGER_CONFIGS = {"authn_file": AuthnFileDir, "authz_groupfile": GroupFileDir}
 
 
 class SectionBuilder:
@@ -90,6 +101,25 @@ class SectionBuilder:
 
     def error(self, node: Node, message: str) -> None:
         self.errors.append((node, message))
+
+    def touch(self, d: Directive | Section) -> None:
+        """``ap_set_config_vectors``: before Apache checks whether a directive is allowed
+        here, its module gets a (default) config for this section — so a directive an
+        ``.htaccess`` may not use under ``AllowOverride … Nonfatal=Override`` still gives
+        its module an empty config, which for a module that keeps the child's config (no
+        merger: mod_access_compat, mod_authn_file; mod_rewrite's rules without Inherit)
+        drops the parent's.  Checked on Apache (tests/differential/sites_access.py)."""
+        from confmig.model.registry import registry  # the registry imports the merge package
+
+        for info in registry().get_exact(d.name):
+            for module in info.modules:
+                key = MODULE_KEYS.get(module)
+                if key in NO_MERGER_CONFIGS:
+                    self.module_configs.setdefault(key, NO_MERGER_CONFIGS[key]())
+                elif key == "auth_basic":
+                    self.module_fields.setdefault(key, {})
+                elif key is not None:
+                    self.touched.add(key)
 
     def directive(self, d: Directive, methods: frozenset[str] | None = None) -> None:
         """Apply one directive (already known to be allowed in this context)."""
@@ -181,9 +211,11 @@ class SectionBuilder:
                                               server=self.context == "server")
         if "env" in t:
             modules["env"] = EnvDir(dict(self.env[0]), frozenset(self.env[1]))
-        if self.rewrite:
+        if self.rewrite or "rewrite" in t:
             ctx = "server" if self.context == "server" else "directory"
             rw = RewriteConfig.from_directives(self.rewrite, ctx, self.path)
+            if not self.rewrite:  # touched: the module has a config here, with no rules
+                rw = replace(rw, has_directives=True)
             for node, message in rw.errors:
                 self.error(node, message)
             modules["rewrite"] = rw
