@@ -247,3 +247,21 @@ def test_the_module_is_typed(tmp_path: Path) -> None:
                                "--ignore-missing-imports", str(path)],
                               capture_output=True, text=True, check=False, timeout=600)
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_types_config_of_its_own_is_carried_as_a_table(site: object, tmp_path: Path) -> None:
+    """The module reads /etc/mime.types at start-up as Apache does; a configuration with
+    another TypesConfig gets that table written into the module."""
+    assert "TYPES: dict[str, str] | None = None" in convert_docroot(DEMO).result.text
+    root = site({"x.cfm": "cfm\n", "y.txt": "y\n"})  # type: ignore[operator]
+    types = tmp_path / "types"
+    types.write_text("text/x-confmig cfm\n# text/html txt\n")
+    config = tmp_path / "httpd.conf"
+    config.write_text(f"TypesConfig {types}\nDocumentRoot {root}\n"
+                      f"<Directory {root}>\n    AllowOverride All\n</Directory>\n")
+    text = convert_docroot(root, config).result.text
+    assert '    "cfm": "text/x-confmig",\n}' in text
+    assert ruff(text, tmp_path) == []
+    client = load(text, tmp_path).create_app(str(root)).test_client()
+    assert client.get("/x.cfm").headers["Content-Type"] == "text/x-confmig"
+    assert "Content-Type" not in client.get("/y.txt").headers  # no type: Apache sends none

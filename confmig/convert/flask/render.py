@@ -22,6 +22,7 @@ from confmig.convert.result import Note, NoteKind
 from confmig.model.plan import Access, FilesScope, Header, Scope, Settings, SitePlan, Source
 from confmig.model.rewrite.expand import TOKEN_MAP, TOKEN_VAR, tokenize
 from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.site_builder import DEFAULT_TYPES_CONFIG, load_types
 
 _TEMPLATES = jinja2.Environment(
     loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
@@ -95,7 +96,8 @@ class Renderer:
         context = {
             "document_root": pystr(self.plan.document_root),
             "server_name": pystr(self.plan.server_name),
-            "types_config": pystr("/etc/mime.types"),
+            "types_config": pystr(DEFAULT_TYPES_CONFIG),
+            "types_table": self.types_table(),
             "script": "\n".join(script.lines(0, "SCRIPT = ")),
             "scopes": "\n".join(lines),
             "notes": [_docstring_safe(self.short(f"{n.location}: {n.directive}: {n.reason}"))
@@ -148,6 +150,15 @@ class Renderer:
         if nocase:
             items.append(Item(Lit("True"), "nocase"))
         return Call("Regex", items)
+
+    def types_table(self) -> str:
+        """``None`` when Apache's types are /etc/mime.types as the module reads it at start-up;
+        else (another TypesConfig) the table itself."""
+        if self.plan.types_config == load_types(DEFAULT_TYPES_CONFIG, "/"):
+            return "None"
+        lines = ["TYPES: dict[str, str] | None = {"]
+        lines += [f"    {pystr(k)}: {pystr(v)}," for k, v in sorted(self.plan.types_config.items())]
+        return "\n".join([*lines, "}"])
 
     # -- settings -----------------------------------------------------------------------
 
