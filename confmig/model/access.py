@@ -83,6 +83,8 @@ def access_status(ev: Evaluation, rnd: Round, method: str, dynamic: list[bool]) 
             return 500
         dynamic.append(True)  # the answer now depends on the Authorization header
         login = authenticate(ev, rnd)
+        if login.user is not None:  # (r->user is set before the password is checked)
+            rnd.user, rnd.auth_type = login.user, auth_type
         if login.status:
             return login.status
         result = apply_authz(ev, authz.section, rnd, method, "and", dynamic, login.user)

@@ -58,9 +58,9 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
         out.append(("Cache-Control", f"max-age={max(0, int(expiry - ev.now))}"))
     if conf is not None:
         vary: list[str] = []  # what the expr= conditions read: Vary in headers_out
-        apply_headers(ev, conf.always, err, rnd, vary)
+        apply_headers(ev, conf.always, err, rnd, vary, status)
         if rnd.served:
-            apply_headers(ev, conf.onsuccess, out, rnd, vary)
+            apply_headers(ev, conf.onsuccess, out, rnd, vary, status)
         if vary:
             out.append(("Vary", ", ".join(vary)))
     merged: dict[str, str] = {}
@@ -137,7 +137,7 @@ def http_date(when: int) -> str:
 
 
 def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tuple[str, str]],
-                  rnd: Round, vary: list[str] | None = None) -> None:
+                  rnd: Round, vary: list[str] | None = None, status: int = 200) -> None:
     """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order); *vary*
     receives the request headers the ``expr=`` conditions read."""
     for h in entries:
@@ -145,7 +145,7 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
             continue
         if h.expr is not None:
             try:
-                if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table),
+                if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table, status),
                                                      ev.now, vary,
                                                      ev.expr_subrequest(rnd)):
                     continue

@@ -33,6 +33,7 @@ def server_template(ev: Evaluation) -> RewriteRequest:
             fs=ev.site.stat, document_root=server.document_root, server_name=server.name,
             server_aliases=tuple(server.aliases), server_name_port=server.name_port,
             vhost_addresses=tuple((host, atoi(port)) for host, port in server.addresses),
+            server_admin=server.server_admin,
             env_shared=True)  # a round's env is its r->subprocess_env: [E] writes into it
     return found
 

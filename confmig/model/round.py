@@ -43,6 +43,9 @@ class Round:
     rewrite_mime: str | None = None
     rewrite_handler: str | None = None
     context: tuple[str, str] | None = None  # Alias (prefix, directory) for mod_rewrite
+    # r->user and r->ap_auth_type once a login was checked (REMOTE_USER, AUTH_TYPE)
+    user: str | None = None
+    auth_type: str | None = None
     # r->main->uri of an expression's -U/-A sub-request (op_url_subr's recursion guard)
     main_uri: str | None = None
 

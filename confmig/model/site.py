@@ -53,6 +53,7 @@ class VirtualServer:
     encoded_slashes: Literal["off", "on", "nodecode"] = "off"
     merge_slashes: bool = True
     recursion_limit: int = 10
+    server_admin: str = "[no address given]"  # ServerAdmin (DEFAULT_ADMIN without one)
     # LimitRequestLine/FieldSize/Fields, HttpProtocolOptions: the main server's (the request
     # is read before a name-based virtual host is chosen)
     protocol: ProtocolLimits = DEFAULT_LIMITS

@@ -112,7 +112,8 @@ class _SiteBuilder:
                          "access_names": main.access_names,
                          "encoded_slashes": main.encoded_slashes,
                          "merge_slashes": main.merge_slashes,
-                         "recursion_limit": main.recursion_limit}
+                         "recursion_limit": main.recursion_limit,
+                         "server_admin": main.server_admin}
         redirects = [*builder.server_redirects, *(main.redirects if main else ())]
         defaults_config["rewrite"] = dir_root
         defaults = ConfigSection("server", own.label, own.file, own.line,
@@ -141,11 +142,14 @@ class _SiteBuilder:
         out: dict[str, Any] = {"name": None, "aliases": (), "document_root": None,
                                "aliases_list": [], "access_names": None,
                                "encoded_slashes": None, "merge_slashes": None,
-                               "recursion_limit": None, "name_port": None}
+                               "recursion_limit": None, "name_port": None,
+                               "server_admin": None}
         for d in directives:
             low, args = d.lname, d.args
             if low == "servername" and args:
                 out["name"], out["name_port"] = parse_server_name(args[0])
+            elif low == "serveradmin" and args:
+                out["server_admin"] = args[0]
             elif low == "serveralias":
                 out["aliases"] = (*out["aliases"], *args)
             elif low == "documentroot" and args:

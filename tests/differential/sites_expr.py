@@ -350,3 +350,37 @@ def setenvif_expressions() -> SiteSpec:
 
 
 SITES.append(setenvif_expressions)
+
+
+def expression_variables() -> SiteSpec:
+    """The request variables of ``ap_expr`` the model once left unknown, read through
+    ``SetEnvIfExpr … =~ /(.*)/ V=$1`` and shown in a header: SERVER_ADMIN, REMOTE_HOST
+    (HostnameLookups Off: the address), CONN_REMOTE_ADDR, REQUEST_STATUS (200 while the
+    request is processed, the answer's status in the output filter), CONTEXT_PREFIX and
+    CONTEXT_DOCUMENT_ROOT (an Alias's), LAST_MODIFIED (``r->mtime``: 0 until the handler),
+    SCRIPT_USER/SCRIPT_GROUP, IS_SUBREQ, DOCUMENT_URI."""
+    names = ["SERVER_ADMIN", "REMOTE_HOST", "CONN_REMOTE_ADDR", "REQUEST_STATUS",
+             "CONTEXT_PREFIX", "CONTEXT_DOCUMENT_ROOT", "LAST_MODIFIED", "SCRIPT_USER",
+             "SCRIPT_GROUP", "IS_SUBREQ", "DOCUMENT_URI", "REMOTE_USER", "AUTH_TYPE"]
+    capture = "".join(f"SetEnvIfExpr \"%{{{n}}} =~ /(.*)/\" V_{n}=$1\n" for n in names)
+    show = "Header set X-V \"" + " ".join(f"{n}=%{{V_{n}}}e" for n in names) + "\"\n"
+    late = ("Header set X-Late \"late\" \"expr=%{REQUEST_STATUS} == '200' && "
+            "%{LAST_MODIFIED} != '19700101000000' && %{LAST_MODIFIED} =~ /^20/\"\n"
+            "Header always set X-Missing yes \"expr=%{REQUEST_STATUS} == '404'\"\n")
+    sub = "<If \"%{IS_SUBREQ} == 'true'\">\nRequire all denied\n</If>\n"
+    return SiteSpec("exprvars", {
+        "v/.htaccess": capture + show + late, "v/x.txt": None,
+        "sq/.htaccess": sub, "sq/index.html": None,
+    }, [
+        Case("/v/x.txt", "the variables while processing; REQUEST_STATUS/LAST_MODIFIED late",
+             compare_headers=("X-V", "X-Late")),
+        Case("/al/x.txt", "through an Alias: CONTEXT_PREFIX, CONTEXT_DOCUMENT_ROOT",
+             compare_headers=("X-V",)),
+        Case("/v/missing.txt", "REQUEST_STATUS 404 in Header always",
+             compare_headers=("X-Missing",)),
+        Case("/sq/", "IS_SUBREQ in DirectoryIndex's sub-request: the index is refused"),
+        Case("/sq/index.html", "IS_SUBREQ false in the main request"),
+    ], vhost_extra="ServerAdmin admin@exprvars.test\nAlias /al @ROOT@/v\n")
+
+
+SITES.append(expression_variables)
