@@ -134,4 +134,22 @@ def basic_logins() -> SiteSpec:
     )
 
 
-SITES = [basic_logins]
+def login_variables() -> SiteSpec:
+    """REMOTE_USER and AUTH_TYPE in ``Header … expr=`` once the login was checked (``r->user``
+    is set before the password is: a wrong password still names the user on the 401)."""
+    headers = ("Header always set X-User \"u\" \"expr=%{REMOTE_USER} == 'alice' && "
+               "%{AUTH_TYPE} == 'Basic'\"\n")
+    return SiteSpec(
+        "loginvars",
+        {"logins-files/users": PASSWORDS, "logins-files/groups": GROUPS, "v/x.txt": None,
+         "v/.htaccess": _login(headers)},
+        [
+            Case("/v/x.txt", "REMOTE_USER after a login", basic("alice", "s3cret"),
+                 compare_headers=("X-User",)),
+            Case("/v/x.txt", "REMOTE_USER on the 401 of a wrong password",
+                 basic("alice", "S3cret"), compare_headers=("X-User",)),
+            Case("/v/x.txt", "no login: no user", compare_headers=("X-User",)),
+        ])
+
+
+SITES = [basic_logins, login_variables]
