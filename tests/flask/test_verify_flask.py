@@ -1,7 +1,8 @@
 """confmig verify --to flask: real Apache with the .htaccess tree against the generated module
-under real gunicorn, on the fixtures, the nested-rules site, the depth-10 tree and a site
-around every .htaccess of the corpus (WordPress, Laravel, h5bp… — with what is announced
-recorded), and verify failing on a difference nobody announced."""
+under real gunicorn (and under Apache's mod_wsgi, --server mod_wsgi), on the fixtures, the
+nested-rules site, the depth-10 tree and a site around every .htaccess of the corpus
+(WordPress, Laravel, h5bp… — with what is announced recorded), and verify failing on a
+difference nobody announced."""
 
 from __future__ import annotations
 
@@ -37,8 +38,9 @@ def run_cli(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_demo_site(apache_binary: object) -> None:
-    code, out, _err = run_cli(str(DEMO), "--format", "json")
+@pytest.mark.parametrize("server", ["gunicorn", "mod_wsgi"])
+def test_demo_site(apache_binary: object, server: str) -> None:
+    code, out, _err = run_cli(str(DEMO), "--format", "json", "--server", server)
     report = json.loads(out)
     assert code == 0 and report["ok"], report["summary"]
     assert report["compared"] >= 100 and report["differences"] == []
@@ -59,11 +61,12 @@ def test_nested_rules_and_the_deep_tree(apache_binary: object, make: object) -> 
 
 @needs_corpus
 @pytest.mark.corpus
-def test_every_corpus_htaccess(apache_binary: object) -> None:
+@pytest.mark.parametrize("server", ["gunicorn", "mod_wsgi"])
+def test_every_corpus_htaccess(apache_binary: object, server: str) -> None:
     root, used = corpus_site()
     try:
         report = verify(VerifyRequest(target="flask", docroot=root, max_requests=4000,
-                                      timeout=600))
+                                      timeout=600, server=server))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     assert len(used) >= 30
