@@ -19,10 +19,9 @@ from pathlib import Path
 from rich.console import Console
 
 from confmig.convert import registry
-from confmig.convert.httpd import Options, convert_config, convert_docroot
+from confmig.convert.options import Options
 from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
 from confmig.fs import WriteRefused, atomic_write, check_output, rewrite_in_place
-from confmig.load import scan_docroot
 
 TARGETS = tuple(registry.available())
 PLANNED_TARGETS = tuple(registry.planned())
@@ -93,6 +92,24 @@ def summary(result: ConversionResult) -> str:
             f"{len(result.docroots)} document root(s), {what}")
 
 
+def convert_docroot(docroot: str | os.PathLike[str],
+                    config: str | os.PathLike[str] | None = None,
+                    options: Options | None = None) -> ConversionResult:
+    """:func:`confmig.convert.httpd.convert_docroot`, imported when first called (importing
+    ``confmig.convert`` — as the command line does for every command — loads no converter)."""
+    from confmig.convert.httpd import convert_docroot as httpd_convert_docroot
+
+    return httpd_convert_docroot(docroot, config, options)
+
+
+def convert_config(config: str | os.PathLike[str], docroot: str | os.PathLike[str] | None = None,
+                   options: Options | None = None) -> ConversionResult:
+    """:func:`confmig.convert.httpd.convert_config`, imported when first called."""
+    from confmig.convert.httpd import convert_config as httpd_convert_config
+
+    return httpd_convert_config(config, docroot, options)
+
+
 def convert(target: str, docroot: str | os.PathLike[str] | None = None,
             config: str | os.PathLike[str] | None = None,
             options: Options | None = None) -> ConversionResult:
@@ -148,6 +165,8 @@ def read_files(request: ConvertRequest, result: ConversionResult) -> list[str]:
     """The files the conversion read, which ``-o`` must never write over: the converter's
     own list, plus what every conversion reads at least (a converter that keeps no list is
     still covered): ``--config`` and the ``.htaccess`` files under DOCROOT."""
+    from confmig.load import scan_docroot
+
     files = list(result.inputs)
     if request.config is not None:
         files.append(str(request.config))
@@ -166,5 +185,6 @@ def _check_target(target: str) -> None:
 
 __all__ = [
     "PLANNED_TARGETS", "TARGETS", "ConversionResult", "ConvertError", "ConvertOutcome",
-    "ConvertRequest", "Note", "NoteKind", "Options", "WriteRefused", "convert", "run",
+    "ConvertRequest", "Note", "NoteKind", "Options", "WriteRefused", "convert",
+    "convert_config", "convert_docroot", "run",
 ]

@@ -1,5 +1,10 @@
 """``confmig verify --to flask``: real Apache with the ``.htaccess`` tree against the generated
-Flask module under a real gunicorn, on loopback, with the httpd verifier's probes.
+Flask module under a real gunicorn (or, ``--server mod_wsgi``, under Apache's mod_wsgi as the
+classic deployment runs it: ``AllowOverride None``, ``WSGIScriptAlias /`` to the module — named
+``.wsgi``, as a ``.py`` name would give a response without a Content-Type Apache's
+``text/x-python`` — in a daemon process with this interpreter's site-packages on its path, and
+``WSGIPassAuthorization On`` so that the rules see the header as Apache's do), on loopback, with
+the httpd verifier's probes.
 
 Compared as for every target (:mod:`confmig.verify.compare`), with the allowances of
 :mod:`confmig.verify.nginx` for what a server writes on its own: the page of an error or a
@@ -11,22 +16,29 @@ lists the methods in the order of a hash table.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confmig.convert.flask import convert_docroot
 from confmig.convert.httpd.env import assumed_env
 from confmig.model.target import DEBIAN_INDEX
-from confmig.servers import find_apache
-from confmig.servers.gunicorn import GunicornServer
+from confmig.servers import (
+    ApacheBinary,
+    ApacheServer,
+    ServerNotFound,
+    default_modules,
+    find_apache,
+    make_docroot,
+)
+from confmig.servers.gunicorn import MODULE_NAME, GunicornServer
 from confmig.verify.compare import FieldDiff, Observed, differences
 from confmig.verify.nginx import APACHE_PAGES
 from confmig.verify.probes import Site
 from confmig.verify.targets import ApacheTarget, Target
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from confmig.verify.session import Setup, VerifyRequest
 
 LISTING = "<html><head><title>Index of /"
@@ -57,6 +69,66 @@ class GunicornTarget(Target):
         return self.server.error_log_text()[-2000:]
 
 
+class ModWsgiTarget(Target):
+    """The generated module under Apache's mod_wsgi (Debian's ``libapache2-mod-wsgi-py3``),
+    with no access files read: the module alone decides."""
+
+    def __init__(self, label: str, module_text: str, docroot: Path,
+                 binary: ApacheBinary) -> None:
+        self.label = label
+        self.module_text = module_text
+        self.docroot = docroot
+        self.binary = binary
+        self.app_dir: Path | None = None
+        self.server: ApacheServer | None = None
+
+    def start(self) -> None:
+        if not (Path(self.binary.modules_dir) / "mod_wsgi.so").is_file():
+            raise ServerNotFound("mod_wsgi is not installed (apt-get install -y "
+                                 "libapache2-mod-wsgi-py3)")
+        self.app_dir = make_docroot(prefix="confmig-wsgi-")
+        # not .py: Apache would give a response without a Content-Type the script's type
+        module = self.app_dir / f"{MODULE_NAME}.wsgi"
+        module.write_text(self.module_text)
+        module.chmod(0o644)
+        paths = ":".join([str(self.app_dir), *_site_packages()])
+        config = (f"WSGIDaemonProcess confmig processes=1 threads=4 python-path={paths}\n"
+                  "WSGIProcessGroup confmig\nWSGIApplicationGroup %{GLOBAL}\n"
+                  "WSGIPassAuthorization On\n"
+                  f"WSGIScriptAlias / {module}\nWSGICallableObject app\n"
+                  f"<Directory {self.app_dir}>\n    Require all granted\n</Directory>\n")
+        modules = [*default_modules(self.binary), "wsgi"]
+        self.server = ApacheServer(docroot=self.docroot, allow_override="None",
+                                   extra_config=config, binary=self.binary, modules=modules)
+        self.server.start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        if self.app_dir is not None:
+            shutil.rmtree(self.app_dir, ignore_errors=True)
+
+    @property
+    def base_url(self) -> str:
+        assert self.server is not None
+        return self.server.base_url
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.port
+
+    def diagnostics(self) -> str:
+        return self.server.error_log_text()[-2000:] if self.server is not None else ""
+
+
+def _site_packages() -> list[str]:
+    """Where this interpreter finds Flask (mod_wsgi's own Python gets them on its path)."""
+    import flask
+
+    return [str(Path(flask.__file__).resolve().parent.parent)]
+
+
 def prepare(request: VerifyRequest) -> Setup:
     """Convert the docroot and describe both servers (nothing is started here)."""
     from confmig.convert.result import ConvertError
@@ -74,7 +146,12 @@ def prepare(request: VerifyRequest) -> Setup:
     original = ApacheTarget("original", docroot=docroot, allow_override="All",
                             binary=apache, defines=request.defines,
                             extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
-    converted = GunicornTarget("converted", conversion.result.text, docroot)
+    if request.server == "mod_wsgi":
+        converted: Target = ModWsgiTarget("converted", conversion.result.text, docroot, apache)
+    elif request.server == "gunicorn":
+        converted = GunicornTarget("converted", conversion.result.text, docroot)
+    else:
+        raise ConvertError(f"--server {request.server}: gunicorn or mod_wsgi")
     site = Site(docroot, conversion.plan.document_root, state=env.state)
     return Setup(conversion.result, original, converted, [site], compare=flask_differences)
 

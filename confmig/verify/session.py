@@ -51,6 +51,7 @@ class VerifyRequest:
     keep_500: bool = True  # False: convert with --serve-500
     defines: tuple[str, ...] = ()
     follow_symlinks: bool = False  # convert with --follow-symlinks
+    server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
 
 
 @dataclass

@@ -18,24 +18,9 @@ from confmig.convert.httpd.plan import FilePlan, mark_dead, plan_file
 from confmig.convert.httpd.render import Block, render_group
 from confmig.convert.httpd.templating import render
 from confmig.convert.httpd.tree import Tree, collect
+from confmig.convert.options import Options
 from confmig.convert.result import ConversionResult, ConvertError, Note, NoteKind
 from confmig.load import LoadedConfig, load_config
-
-
-@dataclass
-class Options:
-    """What the user asked for besides the paths."""
-
-    #: Where Apache answered 500 for an access file, the converted block answers 500 too
-    #: (the safe default).  False is ``--serve-500``: the refused lines become comments and
-    #: the block serves what Apache refused — announced as a behaviour change.
-    keep_500: bool = True
-    check: bool = True  # run the result through apache2 -t
-    apache: str | None = None
-    defines: Sequence[str] = ()
-    #: Walk symlinked directories and read access files out of the tree (never /proc, /sys,
-    #: /dev, never in a loop); without it they are denied (confmig.convert.httpd.denied).
-    follow_symlinks: bool = False
 
 
 @dataclass

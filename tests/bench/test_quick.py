@@ -1,0 +1,51 @@
+"""``confmig bench --quick``: every target available on this machine, measured (or reported as
+not measured, with the reason) in under 20 seconds — the CI-sized bench."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from confmig.bench.targets import BASELINE, TARGETS
+from confmig.cli import app
+
+pytestmark = [pytest.mark.apache, pytest.mark.usefixtures("apache")]
+QUICK_LIMIT_S = 20.0
+
+
+def test_quick_bench_with_every_target(tmp_path: Path) -> None:
+    json_path, html_path = tmp_path / "quick.json", tmp_path / "quick.html"
+    started = time.monotonic()
+    result = CliRunner().invoke(app, ["bench", "--quick", "--json", str(json_path),
+                                      "--html", str(html_path)])
+    elapsed = time.monotonic() - started
+    assert "Traceback" not in result.output, result.output
+    data = json.loads(json_path.read_text())
+    (group,) = data["groups"]
+    targets = {t["name"]: t for t in group["targets"]}
+    assert list(targets) == list(TARGETS)  # --quick asks for all of them
+    measured = {r["target"] for r in data["runs"] if r["kind"] == "measure" and r["rps"] > 0}
+    mismatched = []
+    for name, target in targets.items():
+        unavailable = TARGETS[name].unavailable_reason()
+        if unavailable is not None:  # reported, not skipped silently
+            assert target["error"] == unavailable and name not in measured
+        elif target["verified"]:
+            assert name in measured, name
+            assert {"mean", "p50", "p90", "p99"} <= set(
+                next(s for s in data["summaries"] if s["target"] == name)["latency_ms"])
+        else:
+            # only where its converter announced what it does not reproduce
+            assert target["check"] and not target["check"]["ok"], target
+            assert target["details"].get("untranslatable", 0) > 0, target
+            assert "answers differently" in target["error"] and name not in measured
+            mismatched.append(name)
+    assert BASELINE in measured
+    assert result.exit_code == (1 if mismatched else 0), result.output
+    assert "capacity at the measured response size" in result.output
+    assert "Capacity in operators" in html_path.read_text()
+    assert elapsed < QUICK_LIMIT_S, f"--quick took {elapsed:.1f} s"

@@ -1,0 +1,42 @@
+"""Shared fixtures. Servers: real binaries (skip only when absent) and worker-readable docroots."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from confmig.servers import (
+    ApacheBinary,
+    NginxBinary,
+    ServerNotFound,
+    find_apache,
+    find_nginx,
+    make_docroot,
+)
+
+
+@pytest.fixture(scope="session")
+def apache_binary() -> ApacheBinary:
+    try:
+        return find_apache()
+    except ServerNotFound as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def nginx_binary() -> NginxBinary:
+    try:
+        return find_nginx()
+    except ServerNotFound as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def docroot() -> Iterator[Path]:
+    """A 0755 temp dir under /tmp: unlike tmp_path, www-data workers can read it when root."""
+    root = make_docroot()
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
