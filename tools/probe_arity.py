@@ -33,7 +33,7 @@ Every directive of ``confmig/model/data/directives.json`` whose module Debian sh
   ``<VirtualHost>``, ``<Location>``, ``<Proxy>`` when Apache says "not allowed here"), under
   the MPMs that define it.
 
-Writes ``confmig/lint/rules/syn/arity.json`` (``--out``): lower-case name -> ``type`` (one of
+Writes ``confmig/model/data/arity.json`` (``--out``): lower-case name -> ``type`` (one of
 :data:`TYPES`, ``RAW_ARGS`` also for TAKE_ARGV, or ``unknown``), ``min``, ``max`` (null:
 unbounded), ``message`` (Apache's own error text for a wrong count), ``extra`` (``error`` or
 ``ignored``: what Apache does with words past ``max``), ``via`` (htaccess / config-test) and,
@@ -63,7 +63,7 @@ from confmig.servers import (  # noqa: E402  (needs the sys.path line above)
 )
 
 DATA = ROOT / "confmig" / "model" / "data"
-DEFAULT_OUT = ROOT / "confmig" / "lint" / "rules" / "syn" / "arity.json"
+DEFAULT_OUT = ROOT / "confmig" / "model" / "data" / "arity.json"
 MPMS = ("event", "prefork", "worker")
 
 PROBES: dict[str, list[str]] = {

@@ -265,23 +265,3 @@ def test_a_types_config_of_its_own_is_carried_as_a_table(site: object, tmp_path:
     client = load(text, tmp_path).create_app(str(root)).test_client()
     assert client.get("/x.cfm").headers["Content-Type"] == "text/x-confmig"
     assert "Content-Type" not in client.get("/y.txt").headers  # no type: Apache sends none
-
-
-def test_a_wsgi_application_as_the_script(site: object, tmp_path: Path) -> None:
-    """The README's recipe: the user's own WSGI application behind the rules, seeing what a
-    script under Apache would see."""
-    root = site(FRONT)  # type: ignore[operator]
-    module = load(convert_docroot(root).result.text, tmp_path)
-
-    def legacy(environ: dict[str, object], start_response: object) -> list[bytes]:
-        start_response("200 OK", [("Content-Type", "text/plain")])  # type: ignore[operator]
-        seen = " ".join(f"{k}={environ.get(k)}" for k in
-                        ("SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "REDIRECT_URL"))
-        return [seen.encode()]
-
-    client = module.create_app(str(root), module.wsgi_script(legacy)).test_client()
-    response = client.get("/shop/cart?id=2")
-    assert response.get_data() == (b"SCRIPT_NAME=/index.php PATH_INFO= QUERY_STRING=id=2 "
-                                   b"REDIRECT_URL=/shop/cart")
-    assert response.headers["Content-Type"] == "text/plain"
-    assert client.get("/static.txt").get_data() == b"static\n"  # Apache serves it itself

@@ -18,8 +18,8 @@ import pytest
 from confmig.lint.config import Settings
 from confmig.lint.engine import LintResult, lint_paths, lint_text
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rules.syn.arity import ARITY, HAND
 from confmig.lint.testing import ApacheCases, HtaccessCase
+from confmig.model.arity import ARITY, HAND
 from confmig.model.registry import registry
 
 pytestmark = pytest.mark.apache

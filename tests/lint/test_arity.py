@@ -1,4 +1,4 @@
-"""SYN002's argument-count table (confmig/lint/rules/syn/arity.json, measured on Apache by
+"""SYN002's argument-count table (confmig/model/data/arity.json, measured on Apache by
 tools/probe_arity.py): directives beyond the old hand-written table, valid counts, and a
 random sample of the table re-probed on a real Apache."""
 
@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 import confmig.model
-from confmig.lint.rules.syn.arity import (
+from confmig.lint.testing import ApacheCases, HtaccessCase, finds
+from confmig.model.arity import (
     ARITY,
     HAND,
     arity_problem,
     measured,
     measured_meta,
 )
-from confmig.lint.testing import ApacheCases, HtaccessCase, finds
 from confmig.model.registry import registry
 
 _TYPES = {"NO_ARGS", "TAKE1", "TAKE2", "TAKE3", "TAKE12", "TAKE23", "TAKE123", "TAKE13",

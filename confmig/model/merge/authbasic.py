@@ -65,7 +65,7 @@ class GroupFileDir:
 
 @handles("authuserfile")
 def _auth_user_file(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     b.module_configs["authn_file"] = AuthnFileDir(d.args[0])
@@ -74,7 +74,7 @@ def _auth_user_file(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) 
 
 @handles("authgroupfile")
 def _auth_group_file(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     b.module_configs["authz_groupfile"] = GroupFileDir(d.args[0])
@@ -110,7 +110,7 @@ def _auth_basic_authoritative(b: SectionBuilder, d: Directive,
 
 @handles("authbasicusedigestalgorithm")
 def _auth_basic_digest(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     if d.args[0].lower() not in ("md5", "off"):

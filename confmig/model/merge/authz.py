@@ -174,7 +174,7 @@ def _authz_fof(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> st
 
 @handles("authtype", "authname")
 def _authn(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     b.touched.add("authn")

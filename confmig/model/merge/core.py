@@ -245,7 +245,7 @@ def _allow_override_list(b: SectionBuilder, d: Directive, _m: frozenset[str] | N
 
 @handles("forcetype")
 def _force_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err is None:
         b.core["mime_type"] = d.args[0].lower()
     return err
@@ -253,7 +253,7 @@ def _force_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> s
 
 @handles("sethandler")
 def _set_handler(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err is None:
         b.core["handler"] = d.args[0].lower()
     return err
@@ -261,7 +261,7 @@ def _set_handler(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> 
 
 @handles("adddefaultcharset")
 def _default_charset(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err is None:
         low = d.args[0].lower()
         b.core["default_charset"] = (
@@ -277,7 +277,7 @@ _KNOWN_STATUS = frozenset([100, 101, 102, 103, *range(200, 209), 226, *range(300
 
 @handles("errordocument")
 def _error_document(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 2, 2)
+    err = takes(d)
     if err:
         return err
     code = atoi(d.args[0])

@@ -69,7 +69,7 @@ def _dir_flag(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
 @handles("directoryindexredirect")
 def _dir_index_redirect(b: SectionBuilder, d: Directive, _m: frozenset[str] | None
                         ) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     low = d.args[0].lower()
@@ -87,7 +87,7 @@ def _dir_index_redirect(b: SectionBuilder, d: Directive, _m: frozenset[str] | No
 
 @handles("fallbackresource")
 def _fallback(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err is None:
         b.touched.add("dir")
         b.dir_fields["fallback"] = d.args[0]

@@ -99,7 +99,7 @@ def _expires_active(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) 
 
 @handles("expiresdefault")
 def _expires_default(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 1, 1)
+    err = takes(d)
     if err:
         return err
     code, message = expires_code(d.args[0])
@@ -112,7 +112,7 @@ def _expires_default(b: SectionBuilder, d: Directive, _m: frozenset[str] | None)
 
 @handles("expiresbytype")
 def _expires_by_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    err = takes(d, 2, 2)
+    err = takes(d)
     if err:
         return err
     mime, text = d.args

@@ -30,20 +30,14 @@ def handles(*names: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def takes(d: Directive, low: int, high: int) -> str | None:
-    """Apache's arity error for *d* unless it has *low* to *high* arguments (else None)."""
-    n = len(d.args)
-    if low <= n <= high:
-        return None
-    if low == high:
-        return f"{d.name} takes {count_text(low)}"
-    return f"{d.name} takes {count_text(low)} or {count_text(high)}" if high - low == 1 else \
-        f"{d.name} takes from {low} to {high} arguments"
+def takes(d: Directive) -> str | None:
+    """Apache's error for the number of arguments of *d* (its message as measured on Apache:
+    ``confmig.model.arity``, the table lint's SYN002 reads too), or None when Apache takes
+    them (or only drops some, as a FLAG does)."""
+    from confmig.model.arity import arity_problem  # its table is read on first use
 
-
-def count_text(n: int) -> str:
-    return {0: "no arguments", 1: "one argument", 2: "two arguments",
-            3: "three arguments"}.get(n, f"{n} arguments")
+    problem = arity_problem(d.name, d.args)
+    return problem[1] if problem is not None and problem[0] == "error" else None
 
 
 def on_off(d: Directive) -> bool | None:

@@ -112,5 +112,5 @@ def _mime_remove(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> 
 def _default_language(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
     b.touched.add("mime")
     b.mime_lang = d.args[0] if d.args else None
-    return takes(d, 1, 1)
+    return takes(d)
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
-from confmig.lint.rules.syn.arity import ARITY, arity_problem
 from confmig.lint.rules.syn.comments import comment_start
+from confmig.model.arity import ARITY, arity_problem
 from confmig.syntax import Directive, Section
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
-from confmig.lint.rules.syn.arity import is_flag
+from confmig.model.arity import is_flag
 from confmig.syntax import Directive, Section
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.syn.arity import arity_problem, reads_one_word
 from confmig.lint.rules.syn.comments import comment_start
+from confmig.model.arity import arity_problem, reads_one_word
 from confmig.syntax import Directive
 from confmig.syntax.words import split_words
 

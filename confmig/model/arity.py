@@ -1,8 +1,10 @@
-"""How many arguments directives take, and what Apache says when they do not.
+"""How many arguments directives take, and what Apache says when they do not: the one table
+the model's directive handlers (:func:`confmig.model.merge.handlers.takes`) and lint's SYN002
+read.
 
 Apache checks a directive's argument count in ``server/config.c`` (``invoke_cmd``) by its
 ``command_rec`` type -- TAKE1, TAKE12, ITERATE, FLAG ... -- with fixed messages
-("X takes one argument, <help>").  ``arity.json`` beside this file holds that type, the
+("X takes one argument, <help>").  ``data/arity.json`` holds that type, the
 counts it lets through and Apache's message for every directive of the registry whose module
 Debian ships, *measured* on a real Apache by ``tools/probe_arity.py`` (its header names the
 version).  Each entry here is (min, max) with ``max=None`` unbounded; ``extra`` says what
@@ -111,14 +113,19 @@ def _config_c(kind: str, args: list[str]) -> str | None:
 @cache
 def measured() -> dict[str, dict[str, Any]]:
     """arity.json's entries (lower-case name -> type, min, max, message, extra, ...)."""
-    text = resources.files(__package__).joinpath("arity.json").read_text(encoding="utf-8")
-    return json.loads(text)["directives"]
+    return _data()["directives"]
 
 
 @cache
 def measured_meta() -> dict[str, Any]:
-    text = resources.files(__package__).joinpath("arity.json").read_text(encoding="utf-8")
-    return json.loads(text)["_meta"]
+    return _data()["_meta"]
+
+
+@cache
+def _data() -> dict[str, Any]:
+    text = (resources.files("confmig.model") / "data" / "arity.json").read_text(encoding="utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
 
 
 def measured_type(name: str) -> str | None:
