@@ -7,7 +7,6 @@ traceback.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from enum import StrEnum
@@ -274,6 +273,8 @@ def explain(
     except ExplainError as exc:
         fail(str(exc))
     if fmt is ExplainFormat.json:
+        import json
+
         out.file.write(json.dumps(render_json(answer), indent=2) + "\n")
     else:
         out.print(render_text(answer, f"{method.upper()} {url}"))
@@ -364,11 +365,6 @@ def convert(
     raise typer.Exit(outcome.exit_code)
 
 
-class WsgiServer(StrEnum):
-    gunicorn = "gunicorn"
-    mod_wsgi = "mod_wsgi"
-
-
 class VerifyFormat(StrEnum):
     text = "text"
     json = "json"
@@ -400,10 +396,6 @@ def verify(
                                            "default.")] = False,
     define: DefinesOption = None,
     follow_symlinks: FollowSymlinksOption = False,
-    server: Annotated[WsgiServer, typer.Option("--server", help="--to flask: run the module "
-                                               "under gunicorn, or under Apache's mod_wsgi "
-                                               "(the classic deployment).")]
-    = WsgiServer.gunicorn,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
@@ -415,7 +407,7 @@ def verify(
              "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
                             apache, nginx, not serve_500, tuple(define or ()),
-                            follow_symlinks, server.value)
+                            follow_symlinks)
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:

@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 SHOW_AFTER = 200  # directories: small trees finish before a bar would help
 
@@ -17,6 +16,9 @@ def directory_progress(console: Console) -> Iterator[Callable[[int], None] | Non
     if not console.is_terminal:
         yield None
         return
+    # (imported here: a hook or an editor, never on a terminal, does not pay for it)
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     progress = Progress(SpinnerColumn(), TextColumn("walking docroot: {task.completed} dirs"),
                         TimeElapsedColumn(), console=console, transient=True)
     task = progress.add_task("walk", total=None)
