@@ -365,6 +365,11 @@ def convert(
     raise typer.Exit(outcome.exit_code)
 
 
+class WsgiServer(StrEnum):
+    gunicorn = "gunicorn"
+    mod_wsgi = "mod_wsgi"
+
+
 class VerifyFormat(StrEnum):
     text = "text"
     json = "json"
@@ -396,6 +401,10 @@ def verify(
                                            "default.")] = False,
     define: DefinesOption = None,
     follow_symlinks: FollowSymlinksOption = False,
+    server: Annotated[WsgiServer, typer.Option("--server", help="--to flask: run the module "
+                                               "under gunicorn, or under Apache's mod_wsgi "
+                                               "(the classic deployment).")]
+    = WsgiServer.gunicorn,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
@@ -407,7 +416,7 @@ def verify(
              "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
                             apache, nginx, not serve_500, tuple(define or ()),
-                            follow_symlinks)
+                            follow_symlinks, server.value)
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:
