@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.authn import authenticate, groups_of
-from confmig.model.expr import ExprEvalError, ExprUnsupported, parse_cached
+from confmig.model.expr import Evaluation as ExprRun
+from confmig.model.expr import (
+    ExprError,
+    ExprEvalError,
+    ExprUnsupported,
+    parse_cached,
+    parse_string_cached,
+)
 from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
 from confmig.model.merge.authz import require_expr_text
 from confmig.model.remotehost import client_host_name, in_domain, resolves_to_client
@@ -238,10 +245,23 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
 def user_provider(ev: Evaluation, name: str, args: str, rnd: Round, user: str) -> AuthzResult:
     """``Require user``/``valid-user``/``group``/``file-owner``/``file-group`` for an
     authenticated *user* (mod_authz_user, mod_authz_groupfile, mod_authz_owner)."""
-    if "%{" in args:
-        ev.note(f"Require {name} {args}: an expression in the list is not evaluated (taken "
-                "as denied)")
-        return "denied"
+    if "%{" in args and name in ("user", "group"):
+        # user_parse_config/group_parse_config: the line is a string expression, its
+        # result split into words; an evaluation error denies
+        try:
+            word = parse_string_cached(args)
+        except ExprError as exc:
+            ev.step("access", f"Require {name}: Cannot parse expression in require line: "
+                              f"{exc} → 500")
+            return "error"
+        run = ExprRun(lookup_for(ev, rnd), ev.now, subrequest=ev.expr_subrequest(rnd))
+        try:
+            args = run.word(word)
+        except ExprEvalError:
+            return "denied"
+        except ExprUnsupported as exc:
+            ev.note(f"Require {name}: cannot evaluate {exc} (taken as denied)")
+            return "denied"
     if name == "valid-user":
         return "granted"
     if name == "user":

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.expr import ExprError, ExprEvalError, ExprUnsupported, parse_cached
+from confmig.model.expr import (
+    Evaluation,
+    ExprError,
+    ExprEvalError,
+    ExprUnsupported,
+    parse_cached,
+)
+from confmig.model.mapping import substitute
 from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
 from confmig.model.request import Request
+from confmig.model.rewrite.regex import Regex, from_bytes, to_bytes
 from confmig.model.round import DIR_MAGIC_TYPE, Round
 from confmig.model.variables import lookup_for
 
@@ -160,8 +168,30 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
                 continue
         elif h.env is not None and (h.env.lstrip("!") in rnd.env) == h.env.startswith("!"):
             continue
-        _apply_header(h, header_value(ev, h.value or "", rnd), table, rnd,
-                      ev.request, ev.note)
+        if h.value_expr is not None:
+            try:
+                value = _value_expression(ev, h, rnd, table, status)
+            except ExprUnsupported as exc:
+                ev.note(f"{h.directive.name} at {h.directive.file}:{h.directive.line}: "
+                        f"cannot evaluate {exc} (entry skipped)")
+                continue
+        else:
+            text = h.replacement if h.action in ("edit", "edit*") else h.value
+            value = header_value(ev, text or "", rnd)
+        _apply_header(h, value, table, rnd, ev.request)
+
+
+def _value_expression(ev: Evaluation, h: HeaderEntry, rnd: Round,
+                      table: list[tuple[str, str]], status: int) -> str:
+    """``process_tags`` of a value written ``expr=…``: ``ap_expr_str_exec`` (a string result
+    adds nothing to Vary: ``ap_expr_exec_ctx`` merges it only for a condition); an
+    evaluation error gives "" (AH02557)."""
+    run = Evaluation(lookup_for(ev, rnd, table, status), ev.now,
+                     subrequest=ev.expr_subrequest(rnd))
+    try:
+        return run.word(h.value_expr)
+    except ExprEvalError:
+        return ""
 
 
 def header_value(ev: Evaluation, value: str, rnd: Round) -> str:
@@ -183,10 +213,16 @@ def header_value(ev: Evaluation, value: str, rnd: Round) -> str:
                 name, tag = value[i + 2:close], value[close + 1]
                 if tag == "e":
                     out.append(rnd.env.get(name, "(null)"))
+                elif tag == "t":  # the tag's argument is ignored
+                    out.append(f"t={int(ev.now * 1_000_000)}")
                 else:
                     ev.note(f"Header format %{{{name}}}{tag} not modelled")
                     out.append(value[i:close + 2])
                 i = close + 2
+                continue
+            if nxt == "t":  # r->request_time in microseconds
+                out.append(f"t={int(ev.now * 1_000_000)}")
+                i += 2
                 continue
             ev.note(f"Header format %{nxt} not modelled")
         out.append(ch)
@@ -195,7 +231,7 @@ def header_value(ev: Evaluation, value: str, rnd: Round) -> str:
 
 
 def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]], rnd: Round,
-                  request: Request, note: Callable[[str], None]) -> None:
+                  request: Request) -> None:
     """One mod_headers action on a table."""
     key = h.name.lower()
     current = [v for n, v in table if n.lower() == key]
@@ -219,10 +255,18 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]], rnd:
             table.append((h.name, value))
     elif action == "unset":
         table[:] = [(n, v) for n, v in table if n.lower() != key]
-    elif action == "echo":
-        table.extend((n, v) for n, v in request.headers.items() if n.lower() == key)
+    elif action == "echo":  # the name is a regex over the request's header names
+        table.extend((n, v) for n, v in request.headers.items()
+                     if h.regex.search(n) is not None)
     elif action in ("edit", "edit*"):
-        note(f"Header {action} {h.name}: not modelled")
+        if not current:
+            return
+        every = action == "edit*"
+        edited = [_edit(h.regex, v, value, every) for v in current]
+        table[:] = [(n, v) for n, v in table if n.lower() != key]
+        table.extend((h.name, v) for v in edited)
+        if key == "content-type" and rnd.content_type is not None:
+            rnd.content_type = _edit(h.regex, rnd.content_type, value, every)
 
 
 # check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
@@ -267,6 +311,24 @@ def _check_header(name: str, value: str, strict: bool) -> str | None:
     if _CONTROL.search(_FOLDING.sub(" ", value)) is None:
         return ""
     return f"Response header {name!r} value of {value!r} contains invalid characters"
+
+
+def _edit(regex: Regex, value: str, replacement: str, every: bool) -> str:
+    """``process_regexp``: the first match of *regex* replaced by *replacement* with its
+    ``$N`` (``ap_pregsub``); ``edit*`` goes on with the rest of the value after the match
+    (a new subject: ``^`` matches there again)."""
+    data = to_bytes(value)
+    out = bytearray()
+    while True:
+        found = regex.search_span(data)
+        if found is None:
+            break
+        start, end, captures = found
+        out += data[:start] + to_bytes(substitute(replacement, captures))
+        data = data[end:]
+        if not every or end == 0:  # (an empty match at the start: Apache recurses forever)
+            break
+    return from_bytes(bytes(out + data))
 
 
 def fixup_vary(value: str) -> str:

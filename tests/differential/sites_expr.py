@@ -384,3 +384,35 @@ def expression_variables() -> SiteSpec:
 
 
 SITES.append(expression_variables)
+
+
+def header_actions() -> SiteSpec:
+    """mod_headers' ``edit``/``edit*`` (``process_regexp``: ``$N`` in the replacement, ``edit*``
+    again on the rest), ``echo`` (a regex over the request's header names), a value written
+    ``expr=…`` (a string expression: it adds nothing to Vary), and the expressions Apache refuses when
+    it reads the file (a 500 in .htaccess)."""
+    files: dict[str, str | bytes | None] = {
+        "edit/.htaccess": "Header set X-E \"a-b-c\"\nHeader edit X-E \"-(\\w)\" \"+$1\"\n"
+                          "Header set X-F \"a-b-c\"\nHeader edit* X-F \"-(\\w)\" \"+$1\"\n"
+                          "Header set X-G \"aaa\"\nHeader edit* X-G ^a b\n"
+                          "Header edit Content-Type ^text/ \"x-text/\"\n",
+        "echo/.htaccess": "Header echo ^X-Echo\n",
+        "val/.htaccess": "Header set X-Val \"expr=%{REQUEST_URI} . '|' %{req:X-In}\"\n",
+        "badval/.htaccess": "Header set X-Val \"expr=%{NOPE}\"\n",
+        "badcond/.htaccess": "Header set X-Val v \"expr=%{NOPE} == 1\"\n",
+    }
+    for directory in ("edit", "echo", "val", "badval", "badcond"):
+        files[f"{directory}/x.txt"] = None
+    return SiteSpec("headeractions", files, [
+        Case("/edit/x.txt", "edit, edit*, edit* with ^, edit of Content-Type",
+             compare_headers=("X-E", "X-F", "X-G", "Content-Type")),
+        Case("/echo/x.txt", "echo by a regex", {"X-Echo-A": "1", "X-Echo-B": "2", "X-No": "3"},
+             compare_headers=("X-Echo-A", "X-Echo-B")),
+        Case("/val/x.txt", "a value expression", {"X-In": "in"},
+             compare_headers=("X-Val", "Vary")),
+        Case("/badval/x.txt", "a value expression Apache cannot parse: 500"),
+        Case("/badcond/x.txt", "a condition Apache cannot parse: 500"),
+    ])
+
+
+SITES.append(header_actions)

@@ -152,4 +152,25 @@ def login_variables() -> SiteSpec:
         ])
 
 
-SITES = [basic_logins, login_variables]
+def login_expressions() -> SiteSpec:
+    """``Require user``/``group`` read their line as a string expression, then split it into
+    words (``user_parse_config``)."""
+    return SiteSpec(
+        "loginexpr",
+        {"logins-files/users": PASSWORDS, "logins-files/groups": GROUPS, "u/x.txt": None,
+         "u/.htaccess": _login(require="Require user %{HTTP:X-Allowed} nobody"),
+         "g/x.txt": None,
+         "g/.htaccess": _login(require="Require group %{tolower:%{HTTP:X-Group}}")},
+        [
+            Case("/u/x.txt", "Require user from a header: alice allowed",
+                 {**basic("alice", "s3cret"), "X-Allowed": "bob alice"}),
+            Case("/u/x.txt", "Require user from a header: alice not named",
+                 {**basic("alice", "s3cret"), "X-Allowed": "bob"}),
+            Case("/g/x.txt", "Require group from a header", {**basic("alice", "s3cret"),
+                                                               "X-Group": "ADMINS"}),
+            Case("/g/x.txt", "Require group from a header: another group",
+                 {**basic("alice", "s3cret"), "X-Group": "staff"}),
+        ])
+
+
+SITES = [basic_logins, login_variables, login_expressions]

@@ -19,11 +19,11 @@ from confmig.model.expr.evaluate import (
     Lookup,
     SubRequest,
 )
-from confmig.model.expr.nodes import Cond
+from confmig.model.expr.nodes import Cond, Word
 from confmig.model.expr.scan import ExprError
 
-__all__ = ["Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup", "SubRequest",
-           "parse_cached"]
+__all__ = ["Evaluation", "Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup",
+           "SubRequest", "parse_cached", "parse_string_cached"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,19 @@ class Expr:
 
 
 _PARSED: dict[tuple[str, bool], Expr] = {}
+_PARSED_STRINGS: dict[tuple[str, bool], Word] = {}
+
+
+def parse_string_cached(text: str, *, restricted: bool = False) -> Word:
+    """A string expression (``AP_EXPR_FLAG_STRING_RESULT``: ``Header … "expr=…"``), parsed
+    once per text and context; evaluate it with :meth:`Evaluation.word`."""
+    key = (text, restricted)
+    found = _PARSED_STRINGS.get(key)
+    if found is None:
+        from confmig.model.expr.parse import parse_string
+
+        found = _PARSED_STRINGS[key] = parse_string(text, restricted=restricted)
+    return found
 
 
 def parse_cached(text: str, *, restricted: bool = False) -> Expr:

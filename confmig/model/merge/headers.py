@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from confmig.model.expr import ExprError, parse_cached, parse_string_cached
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge.handlers import handles
 from confmig.syntax import Directive
@@ -30,6 +31,9 @@ class HeaderEntry:
     env: str | None = None  # "VAR" or "!VAR"
     expr: str | None = None
     early: bool = False
+    # the value ("replacement" for edit) written "expr=…": its parsed string expression
+    value_expr: Any = None
+    regex: Any = None  # edit/edit*: the match; echo: the header names'
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,7 @@ class HeadersDir:
 
     def __post_init__(self) -> None:
         entries = (*self.onsuccess, *self.always)
-        static = all(h.expr is None and "%" not in (h.value or "")
+        static = all(h.expr is None and h.value_expr is None and "%" not in (h.value or "")
                      and h.action not in ("echo", "edit", "edit*") for h in entries)
         names = tuple(dict.fromkeys(h.env.lstrip("!") for h in entries if h.env))
         object.__setattr__(self, "static", static)
@@ -82,11 +86,12 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     if action not in _HEADER_ACTIONS:
         return ("first argument must be 'add', 'set', 'setifempty', 'append', 'merge', "
                 "'unset', 'echo', 'note', 'edit', or 'edit*'.")
+    regex = None
     if action in ("edit", "edit*"):
         if subs is None:
             return "Header edit requires a match and a substitution"
         try:
-            compile_config_regex(value or "")
+            regex = compile_config_regex(value or "")
         except RegexError:
             return "Header edit regex could not be compiled"
     else:
@@ -98,6 +103,11 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
             if clause is not None:
                 return f"header {action} takes two arguments"
             clause, value = value, None
+        if action == "echo":
+            try:
+                regex = compile_config_regex(name)
+            except RegexError:
+                return "Header echo regex could not be compiled"
     elif value is None:
         return "Header requires three arguments"
     env = expr = None
@@ -113,11 +123,24 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
             env = clause[4:]
         elif low.startswith("expr="):
             expr = clause[5:]
+            try:
+                parse_cached(expr, restricted=b.restricted)
+            except ExprError as exc:
+                return f"Can't parse envclause/expression: {exc}"
         else:
             return f"Unknown parameter: {clause}"
+    value_expr = None
+    formatted = subs if action in ("edit", "edit*") else value
+    if action not in ("unset", "echo") and formatted is not None \
+            and formatted.startswith("expr="):
+        try:
+            value_expr = parse_string_cached(formatted[5:], restricted=b.restricted)
+        except ExprError as exc:
+            return f"Can't parse value expression : {exc}"
     name = name.split(":", 1)[0]
     b.touched.add("headers")
-    entry = HeaderEntry(d, action, name, value, subs, always, env, expr, early)  # type: ignore[arg-type]
+    entry = HeaderEntry(d, action, name, value, subs, always, env, expr,  # type: ignore[arg-type]
+                        early, value_expr, regex)
     b.header_entries[1 if always else 0].append(entry)
     return None
 

@@ -118,6 +118,17 @@ class Regex:
             for name, number in self._pattern.groupindex.items()))
         self.search: Callable[[str], Captures | None] = self._searcher()
 
+    def search_span(self, subject: bytes) -> tuple[int, int, Captures] | None:
+        """A match in *subject* (bytes) with the byte offsets of ``$0`` (for callers that
+        splice the replacement in, as mod_headers' ``edit`` does)."""
+        try:
+            m = self._pattern.search(subject)
+        except pcre2.LibraryError as exc:
+            return self._gave_up(from_bytes(subject), exc)
+        if m is None:
+            return None
+        return m.start(), m.end(), Captures(m, subject, self._groups)
+
     def named_groups(self, subject: str) -> list[tuple[str, str]] | None:
         """The named groups that took part in a match of *subject* (name, value), any group
         number (not only ``$0``–``$9``); None when it does not match."""
