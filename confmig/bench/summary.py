@@ -139,9 +139,9 @@ def capacity_table(report: BenchReport) -> Table | None:
 
 def compact(value: float) -> str:
     """``950``, ``31k``, ``12.6M``, ``1.07bn``: a large count at a glance."""
-    for limit, suffix in ((1e9, "bn"), (1e6, "M"), (1e4, "k")):
-        if value >= limit:
-            return f"{value / limit:.3g}{suffix}"
+    for threshold, unit, suffix in ((1e9, 1e9, "bn"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
+        if value >= threshold:
+            return f"{value / unit:.3g}{suffix}"
     return f"{value:,.0f}"
 
 

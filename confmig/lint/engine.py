@@ -16,7 +16,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -470,15 +470,22 @@ def lint_text(
     *,
     allow_override_list: Iterable[str] = (),
     settings: Settings | None = None,
+    files: Mapping[str, str] | None = None,
 ) -> list[Finding]:
     """Lint one text (tests and examples): an access file with ``allow_override`` in force,
     or a server config (``kind="server"``).  ``modules`` are the loaded modules (short
-    names or identifiers; default: the assumed Debian set)."""
+    names or identifiers; default: the assumed Debian set); ``files`` (name → text) are
+    written next to it, in the directory that is then ServerRoot (a password file…)."""
     settings = settings or Settings()
     rules = enabled_rules(settings)
     env = make_environment(None, set(), modules=modules)
     overrides = make_overrides(allow_override, allow_override_list, source="<test>")
     with tempfile.TemporaryDirectory(prefix="confmig-lint-") as tmp:
+        for name, content in (files or {}).items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / name).write_text(content)
+        if files:
+            env.state.server_root = Path(tmp)
         path = Path(tmp) / Path(filename).name
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
         if kind == "server":

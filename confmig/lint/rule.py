@@ -66,6 +66,8 @@ class Rule:
     example_allow_override: ClassVar[tuple[str, ...]] = ("All",)
     example_allow_override_list: ClassVar[tuple[str, ...]] = ()
     example_modules: ClassVar[tuple[str, ...] | None] = None    # None: the assumed defaults
+    # Files the examples name, written in ServerRoot when they are linted (name → text).
+    example_files: ClassVar[dict[str, str]] = {}
     fix: ClassVar[str | None] = None             # default hint
     # What check_directive is given (see the module docstring).
     directives: ClassVar[frozenset[str]] = frozenset()

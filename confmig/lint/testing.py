@@ -22,7 +22,8 @@ def lint_example(rule: type[Rule], which: str) -> list[Finding]:
     filename = ".htaccess" if rule.example_kind == "htaccess" else "httpd.conf"
     return lint_text(text, kind=rule.example_kind, allow_override=rule.example_allow_override,
                      allow_override_list=rule.example_allow_override_list,
-                     modules=rule.example_modules, filename=filename)
+                     modules=rule.example_modules, filename=filename,
+                     files=rule.example_files)
 
 
 def write_tree(root: Path, files: Mapping[str, str]) -> None:

@@ -112,3 +112,10 @@ def test_overhead_is_the_mean_minus_the_cheapest_static_server() -> None:
     # without an application target (or without a static one) there is nothing to subtract
     assert overheads([summary("nginx", 10, 3000, 0.5)]) == []
     assert overheads([summary("flask-gunicorn", 10, 400, 14.0)]) == []
+
+
+def test_compact_counts() -> None:
+    from confmig.bench.summary import compact
+
+    assert [compact(v) for v in (950, 9_999, 31_407, 314_070, 3_140_703, 1.81e9)] == [
+        "950", "9,999", "31.4k", "314k", "3.14M", "1.81bn"]
