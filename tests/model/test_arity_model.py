@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from confmig.load import load_config
 from confmig.lint.testing import ApacheCases, HtaccessCase
+from confmig.load import load_config
 from confmig.model.arity import arity_problem
 from confmig.model.evaluate import evaluate
 from confmig.model.merge import SectionBuilder
