@@ -221,8 +221,8 @@ def test_register_puts_the_rules_in_front_of_an_application(site: object,
 def test_the_readme_shows_what_convert_writes_for_the_demo() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     section = readme.split("## `confmig convert --to flask`", 1)[1]
-    block = section.split("```python\n", 1)[1].split("```", 1)[0]
-    assert "REWRITE_BLOG = Rewrite(" in block
+    blocks = [b.split("```", 1)[0] for b in section.split("```python\n")[1:]]
+    block = next(b for b in blocks if "REWRITE_BLOG = Rewrite(" in b)
     assert block in convert_docroot(DEMO).result.text
 
 
@@ -265,3 +265,25 @@ def test_a_types_config_of_its_own_is_carried_as_a_table(site: object, tmp_path:
     client = load(text, tmp_path).create_app(str(root)).test_client()
     assert client.get("/x.cfm").headers["Content-Type"] == "text/x-confmig"
     assert "Content-Type" not in client.get("/y.txt").headers  # no type: Apache sends none
+
+
+def test_a_wsgi_application_as_the_script(site: object, tmp_path: Path) -> None:
+    """The README's recipe: the user's own WSGI application behind the rules, seeing what a
+    script under Apache would see."""
+    root = site(FRONT)  # type: ignore[operator]
+    module = load(convert_docroot(root).result.text, tmp_path)
+
+    def legacy(environ: dict[str, object], start_response: object) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])  # type: ignore[operator]
+        seen = " ".join(f"{k}={environ.get(k)}" for k in
+                        ("SCRIPT_NAME", "PATH_INFO", "QUERY_STRING", "REDIRECT_URL"))
+        return [seen.encode()]
+
+    client = module.create_app(str(root), module.wsgi_script(legacy)).test_client()
+    response = client.get("/shop/cart?id=2")
+    assert response.get_data() == (b"SCRIPT_NAME=/index.php PATH_INFO= QUERY_STRING=id=2 "
+                                   b"REDIRECT_URL=/shop/cart")
+    assert response.headers["Content-Type"] == "text/plain"
+    assert client.get("/static.txt").get_data() == b"static\n"  # Apache serves it itself
+    head = client.head("/shop/cart")
+    assert head.status_code == 200 and head.get_data() == b""
