@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from confmig.convert.httpd.tree import collect
+from confmig.convert.httpd import collect_access_files
 from confmig.load import ReadState, load_htaccess
 from confmig.model.rewrite.parse import Condition, RewriteConfig, Rule
 from confmig.syntax import Directive, Node, Section
@@ -189,7 +189,7 @@ def read_requests(path: Path, site: Site | None) -> list[Probe]:
 
 def _site_probes(site: Site) -> Iterator[Probe]:
     yield from _filesystem(site)
-    for access in collect(site.root, site.walk_root, site.access_names).files:
+    for access in collect_access_files(site.root, site.walk_root, site.access_names).files:
         loaded = load_htaccess(access.path, site.state)
         rel = os.path.relpath(access.directory, site.walk_root)
         prefix = "/" if rel == "." else "/" + quote(rel) + "/"

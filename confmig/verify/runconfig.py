@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import os
 
-from confmig.convert.httpd.edit import print_transformed
-from confmig.convert.httpd.layout import resolve_directory
+from confmig.convert.httpd import print_transformed, resolve_directory
 from confmig.syntax import Directive, Node, Section, parse_text
 from confmig.syntax.words import quote_word
 

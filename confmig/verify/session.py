@@ -16,12 +16,14 @@ from pathlib import Path
 
 from confmig.convert import ConvertError, Options, convert_config, convert_docroot
 from confmig.convert import registry as converters
-from confmig.convert.httpd import original_text
-from confmig.convert.httpd.check import available_modules
-from confmig.convert.httpd.configmode import targets as config_targets
-from confmig.convert.httpd.env import assumed_env, config_env
-from confmig.convert.httpd.fragment import load_server_config
-from confmig.convert.httpd.layout import read_layout
+from confmig.convert.httpd import (
+    assumed_env,
+    available_modules,
+    config_env,
+    config_sites,
+    load_server_config,
+    original_text,
+)
 from confmig.convert.result import ConversionResult
 from confmig.servers import ApacheBinary, ServerError, find_apache, http_get
 from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
@@ -132,7 +134,6 @@ def _config_setup(config: Path, docroot: Path | None, options: Options,
     conversion = convert_config(config, docroot, options)
     loaded = load_server_config(config, options.defines)
     env = config_env(loaded)
-    layout = read_layout(loaded)
     root = str(loaded.state.server_root)
     common = {"binary": binary, "defines": options.defines,
               "modules": available_modules(binary, env.server_module_names())}
@@ -143,11 +144,8 @@ def _config_setup(config: Path, docroot: Path | None, options: Options,
         raise ConvertError(f"{config}: {exc}") from exc
     original = ApacheTarget("original", server_config=original_conf, **common)
     converted = ApacheTarget("converted", server_config=converted_conf, **common)
-    sites = []
-    for context, tree_root in config_targets(layout, docroot, ConversionResult("", "", "")):
-        host = context.server_names[0] if context.server_names else None
-        sites.append(Site(Path(tree_root), tree_root, host,
-                          tuple(layout.access_names(context)), env.state))
+    sites = [Site(Path(s.root), s.root, s.host, s.access_names, env.state)
+             for s in config_sites(loaded, docroot)]
     return Setup(conversion, original, converted, sites)
 
 

@@ -18,6 +18,7 @@ Only two kinds of change are made, everything else prints back byte for byte:
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from confmig.convert.httpd.converted import already_converted, find_marker
@@ -88,6 +89,26 @@ def convert_config(config: str | os.PathLike[str], docroot: str | os.PathLike[st
 def original_text(config: str | os.PathLike[str], defines: tuple[str, ...] = ()) -> str:
     """The configuration as one file, unchanged (what ``confmig verify`` starts as original)."""
     return flatten(load_server_config(config, defines), Edits())
+
+
+@dataclass(frozen=True)
+class ConfigSite:
+    """One DocumentRoot tree of a server configuration that the conversion walks: its root,
+    the first ServerName of its server (None: the main server without one) and the access
+    file names in force there."""
+
+    root: str
+    host: str | None
+    access_names: tuple[str, ...]
+
+
+def config_sites(loaded: LoadedConfig, docroot: str | os.PathLike[str] | None = None
+                 ) -> list[ConfigSite]:
+    """The trees :func:`convert_config` converts for *loaded* (only *docroot*'s if given)."""
+    layout = read_layout(loaded)
+    return [ConfigSite(root, context.server_names[0] if context.server_names else None,
+                       tuple(layout.access_names(context)))
+            for context, root in targets(layout, docroot, ConversionResult("", "", ""))]
 
 
 def targets(layout: Layout, docroot: str | os.PathLike[str] | None,
