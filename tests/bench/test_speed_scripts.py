@@ -36,3 +36,27 @@ def test_replay_speed_prints_its_figure() -> None:
     line = run.stdout.splitlines()[0]
     rate = int(re.search(r"([\d,]+) requests per CPU-second", line)[1].replace(",", ""))
     assert rate > 0 and "3000 lines" in line and "distinct requests" in line
+
+
+def test_startup_speed_prints_wall_times_imports_and_the_targets() -> None:
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "startup_speed.py"),
+                          "--runs", "1", "--top", "3"],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].startswith("load average ")
+    for name in ("lint --no-cache --no-config FILE", "lint FILE", "explain", "parse", "--help"):
+        at = next(i for i, line in enumerate(lines) if line.startswith(f"confmig {name}"))
+        wall = int(re.search(r"wall median +(\d+) ms", lines[at])[1])
+        assert wall > 0 and "1 runs" in lines[at]
+        imports = re.search(r"imports (\d+) ms; largest \(ms, cumulative\): (.+)", lines[at + 1])
+        assert int(imports[1]) > 0 and imports[2].count(",") == 2  # --top 3
+    # the commands really ran: lint finished (0 clean, 1 findings; never 2), --help exits 0
+    assert any(line.startswith("confmig lint FILE") and re.search(r"exit [01]$", line)
+               for line in lines)
+    assert any(line.startswith("confmig --help") and line.endswith("exit 0") for line in lines)
+    assert any(line.startswith(("gixy-next on one nginx config / confmig lint of one file:",
+                                "gixy-next: not measured"))
+               for line in lines)
+    assert any(re.match(r"pre-commit on 50 \.htaccess files: [\d.]+ s", line)
+               or line.startswith("pre-commit: not measured") for line in lines)

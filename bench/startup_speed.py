@@ -1,0 +1,247 @@
+"""Startup speed: wall time of one ``confmig`` command, and what its imports cost (issue 17).
+
+Usage: python bench/startup_speed.py [--runs 7] [--gixy PATH] [--no-pre-commit]
+
+As a pre-commit hook, in an editor and in shell loops the whole run of one command is the
+product, so this measures processes, not functions:
+
+* ``lint FILE`` (``--no-cache --no-config``: the parse and every rule, nothing cached, and
+  ``lint FILE`` as a user types it: the cache and the server's own configuration consulted),
+  ``explain``, ``parse`` and ``--help``, each run ``--runs`` times: median and fastest wall
+  time, and the median CPU time (user + system) of the process;
+* for each, one run under ``python -X importtime``: the time spent importing and the largest
+  top-level imports, so a regression names its module;
+* Gixy-Next on one nginx configuration in the same run, when it is installed (``--gixy`` or
+  ``gixy`` on ``PATH``; install it into a throwaway venv, it is no dependency of confmig):
+  the target is lint of one file at least 3x faster;
+* ``pre-commit run --all-files`` on a git repository with 50 ``.htaccess`` files, the hook
+  being this checkout's ``confmig lint --no-cache`` as a local ``language: system`` hook (so
+  pre-commit installs nothing): the target is under 1 s.
+
+The commands run with byte-compiled modules, as an installed package has them: a private
+``PYTHONPYCACHEPREFIX`` under the temp dir, filled by a warm-up run (``PYTHONDONTWRITEBYTECODE``
+is removed for the children only).  Wall time on a shared machine depends on its load, which is
+printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GIXY_FACTOR = 3.0
+PRE_COMMIT_TARGET = 1.0  # seconds, 50 files
+PRE_COMMIT_FILES = 50
+
+HTACCESS = """\
+Options -Indexes +FollowSymLinks
+DirectoryIndex index.php index.html
+ErrorDocument 404 /index.php
+<IfModule mod_rewrite.c>
+    RewriteEngine On
+    RewriteBase /
+    RewriteRule ^index\\.php$ - [L]
+    RewriteCond %{REQUEST_FILENAME} !-f
+    RewriteCond %{REQUEST_FILENAME} !-d
+    RewriteRule . /index.php [L]
+</IfModule>
+<IfModule mod_headers.c>
+    Header always set X-Content-Type-Options nosniff
+</IfModule>
+<FilesMatch "\\.(bak|sql|swp)$">
+    Require all denied
+</FilesMatch>
+"""
+
+NGINX_CONF = """\
+events {}
+http {
+    server {
+        listen 80;
+        server_name example.com;
+        root /var/www;
+        index index.php index.html;
+        location / { try_files $uri $uri/ /index.php?$args; }
+        location ~ \\.(bak|sql|swp)$ { deny all; }
+        add_header X-Content-Type-Options nosniff always;
+    }
+}
+"""
+
+IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+
+@dataclass
+class Timing:
+    name: str
+    walls: list[float]
+    cpus: list[float]
+    codes: set[int]
+
+    def line(self) -> str:
+        return (f"{self.name:<34} wall median {statistics.median(self.walls) * 1000:6.0f} ms "
+                f"(fastest {min(self.walls) * 1000:.0f}), CPU median "
+                f"{statistics.median(self.cpus) * 1000:.0f} ms, {len(self.walls)} runs, "
+                f"exit {','.join(map(str, sorted(self.codes)))}")
+
+
+def timed_runs(name: str, argv: list[str], runs: int, env: dict[str, str], cwd: Path) -> Timing:
+    timing = Timing(name, [], [], set())
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, timeout=120)
+        timing.walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        timing.cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        timing.codes.add(done.returncode)
+    return timing
+
+
+def import_profile(argv: list[str], env: dict[str, str], cwd: Path, top: int) -> str:
+    """One run under ``-X importtime``: the total of every module's own time, and the *top*
+    largest imports made at the top level (by the program or inside a function)."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *argv], env=env, cwd=cwd,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=120)
+    total = 0
+    roots: list[tuple[int, str]] = []
+    for line in done.stderr.splitlines():
+        match = IMPORT_LINE.match(line)
+        if match is None:
+            continue
+        total += int(match[1])
+        if len(match[3]) == 1:  # nesting depth 0: one space before the name
+            roots.append((int(match[2]), match[4]))
+    roots.sort(reverse=True)
+    largest = ", ".join(f"{name} {us / 1000:.0f}" for us, name in roots[:top])
+    return f"    imports {total / 1000:.0f} ms; largest (ms, cumulative): {largest}"
+
+
+def write_tree(base: Path) -> dict[str, Path]:
+    site = base / "site"
+    (site / "one").mkdir(parents=True)
+    (site / "one" / ".htaccess").write_text(HTACCESS)
+    (site / "one" / "index.php").write_text("<?php\n")
+    nginx = base / "nginx.conf"
+    nginx.write_text(NGINX_CONF)
+    return {"site": site, "file": site / "one" / ".htaccess", "nginx": nginx}
+
+
+def find_gixy(given: str | None) -> str | None:
+    if given:
+        return given if Path(given).is_file() else None
+    return shutil.which("gixy-next") or shutil.which("gixy")
+
+
+def pre_commit_run(base: Path, runs: int, env: dict[str, str]) -> Timing | str:
+    """``pre-commit run --all-files`` on a fresh repository of 50 ``.htaccess`` files."""
+    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) \
+        or shutil.which("pre-commit")
+    if pre_commit is None or shutil.which("git") is None:
+        return "pre-commit: not measured (pre-commit or git is not installed)"
+    repo = base / "repo"
+    for n in range(PRE_COMMIT_FILES):
+        (repo / f"d{n:02d}").mkdir(parents=True)
+        (repo / f"d{n:02d}" / ".htaccess").write_text(HTACCESS)
+    entry = f"{sys.executable} -m confmig lint --no-cache --no-config"
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n  - repo: local\n    hooks:\n      - id: confmig-lint\n"
+        "        name: confmig lint\n        language: system\n"
+        f"        entry: {entry}\n        files: (^|/)\\.htaccess$\n")
+    git_env = {**env, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
+               "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com",
+               "PRE_COMMIT_HOME": str(base / "pre-commit-home")}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
+        subprocess.run(["git", *args], cwd=repo, env=git_env, check=True, capture_output=True)
+    argv = [pre_commit, "run", "--all-files"]
+    subprocess.run(argv, cwd=repo, env=git_env, capture_output=True, timeout=300)  # warm-up
+    return timed_runs(f"pre-commit run --all-files ({PRE_COMMIT_FILES} files)", argv, runs,
+                      git_env, repo)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7, help="runs per command (default 7)")
+    parser.add_argument("--gixy", help="the gixy executable (default: gixy-next or gixy on "
+                                       "PATH)")
+    parser.add_argument("--top", type=int, default=6, help="largest imports shown")
+    parser.add_argument("--no-pre-commit", action="store_true",
+                        help="skip the pre-commit measurement")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="confmig-startup-") as tmp:
+        base = Path(tmp)
+        paths = write_tree(base)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(base / "pycache")
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+        confmig = [sys.executable, "-m", "confmig"]
+        file, site = str(paths["file"]), str(paths["site"])
+        commands = {
+            "lint --no-cache --no-config FILE": ["lint", "--no-cache", "--no-config", file],
+            "lint FILE": ["lint", file],
+            "explain --no-config --root DIR /": ["explain", "--no-config", "--root", site,
+                                                 "http://localhost/one/x"],
+            "parse --no-config FILE": ["parse", "--no-config", file],
+            "--help": ["--help"],
+        }
+        for argv in commands.values():  # warm-up: byte-compile, fill the lint cache
+            subprocess.run([*confmig, *argv], env=env, cwd=base, capture_output=True,
+                           timeout=120)
+        load = os.getloadavg()
+        print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} "
+              f"CPU(s); Python {sys.version.split()[0]}")
+        timings: dict[str, Timing] = {}
+        for name, argv in commands.items():
+            timings[name] = timed_runs(f"confmig {name}", [*confmig, *argv], args.runs, env,
+                                       base)
+            print(timings[name].line())
+            print(import_profile(["-m", "confmig", *argv], env, base, args.top))
+        gixy = find_gixy(args.gixy)
+        lint = statistics.median(timings["lint --no-cache --no-config FILE"].walls)
+        if gixy is None:
+            print("gixy-next: not measured (not installed: pip install gixy-next into a "
+                  "throwaway venv and pass --gixy VENV/bin/gixy)")
+        else:
+            subprocess.run([gixy, str(paths["nginx"])], env=env, cwd=base,  # warm-up
+                           capture_output=True, timeout=120)
+            theirs = timed_runs("gixy-next nginx.conf", [gixy, str(paths["nginx"])],
+                                args.runs, env, base)
+            print(theirs.line())
+            ratio = statistics.median(theirs.walls) / lint
+            cpu = (statistics.median(theirs.cpus)
+                   / statistics.median(timings["lint --no-cache --no-config FILE"].cpus))
+            verdict = "meets" if ratio >= GIXY_FACTOR else "misses"
+            print(f"gixy-next on one nginx config / confmig lint of one file: {ratio:.1f}x "
+                  f"the wall time ({cpu:.1f}x the CPU time); target >= {GIXY_FACTOR:.0f}x: "
+                  f"{verdict} it")
+        if not args.no_pre_commit:
+            hook = pre_commit_run(base, args.runs, env)
+            if isinstance(hook, str):
+                print(hook)
+            else:
+                print(hook.line())
+                median = statistics.median(hook.walls)
+                print(f"pre-commit on {PRE_COMMIT_FILES} .htaccess files: {median:.2f} s "
+                      f"(target < {PRE_COMMIT_TARGET:.0f} s: "
+                      f"{'meets' if median < PRE_COMMIT_TARGET else 'misses'} it)")
+        load = os.getloadavg()
+        print(f"load average at the end {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
