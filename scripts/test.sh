@@ -44,6 +44,9 @@ bare_smoke() {
   run rule RW002
   run explain /blog/some/post --root "$demo"
   run convert --to httpd "$demo"
+  run convert --to nginx "$demo"
+  run convert --to flask "$demo"
+  run explain --requests "$PWD/fixtures/requests.txt" --root "$demo"
   run verify --to httpd "$demo" --max-requests 20
   run bench --depth 1 --files 2 --mpm event --concurrency 1 --requests 100 --repeat 1
   rm -f "$log"
