@@ -176,8 +176,7 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
                         f"cannot evaluate {exc} (entry skipped)")
                 continue
         else:
-            text = h.replacement if h.action in ("edit", "edit*") else h.value
-            value = header_value(ev, text or "", rnd)
+            value = format_value(ev, h.format, rnd)
         _apply_header(h, value, table, rnd, ev.request)
 
 
@@ -194,39 +193,29 @@ def _value_expression(ev: Evaluation, h: HeaderEntry, rnd: Round,
         return ""
 
 
-def header_value(ev: Evaluation, value: str, rnd: Round) -> str:
-    """mod_headers' format: ``%%``, ``%{VAR}e`` (others are reported, kept as written)."""
-    if "%" not in value:
-        return value
+def format_value(ev: Evaluation, parts: tuple[tuple[str, str], ...], rnd: Round) -> str:
+    """A value as mod_headers' ``process_tags`` makes it from its parsed format
+    (:func:`confmig.model.merge.headers.parse_format`): text, ``%{VAR}e`` ("(null)" when
+    unset), ``%t`` (``r->request_time`` in microseconds), ``%{VAR}s`` ("(null)" on a
+    connection without TLS).  ``%D``, ``%l``, ``%i``, ``%b`` (the time taken, the server's
+    load) are reported, kept as written."""
+    if len(parts) == 1 and not parts[0][0]:
+        return parts[0][1]
     out: list[str] = []
-    i = 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "%" and i + 1 < len(value):
-            nxt = value[i + 1]
-            if nxt == "%":
-                out.append("%")
-                i += 2
-                continue
-            close = value.find("}", i)
-            if nxt == "{" and 0 < close < len(value) - 1:
-                name, tag = value[i + 2:close], value[close + 1]
-                if tag == "e":
-                    out.append(rnd.env.get(name, "(null)"))
-                elif tag == "t":  # the tag's argument is ignored
-                    out.append(f"t={int(ev.now * 1_000_000)}")
-                else:
-                    ev.note(f"Header format %{{{name}}}{tag} not modelled")
-                    out.append(value[i:close + 2])
-                i = close + 2
-                continue
-            if nxt == "t":  # r->request_time in microseconds
-                out.append(f"t={int(ev.now * 1_000_000)}")
-                i += 2
-                continue
-            ev.note(f"Header format %{nxt} not modelled")
-        out.append(ch)
-        i += 1
+    for tag, arg in parts:
+        if not tag:
+            out.append(arg)
+        elif tag == "e":
+            out.append(rnd.env.get(arg, "(null)"))
+        elif tag == "t":
+            out.append(f"t={int(ev.now * 1_000_000)}")
+        elif tag == "s" and not ev.request.https:
+            out.append("(null)")
+        else:
+            shown = f"%{{{arg}}}{tag}" if arg else f"%{tag}"
+            ev.note(f"Header format {shown}: depends on the server at the time of the "
+                    "request (kept as written)")
+            out.append(shown)
     return "".join(out)
 
 

@@ -34,6 +34,9 @@ class HeaderEntry:
     # the value ("replacement" for edit) written "expr=…": its parsed string expression
     value_expr: Any = None
     regex: Any = None  # edit/edit*: the match; echo: the header names'
+    # the value ("replacement" for edit) as parse_format_string reads it: (tag, argument)
+    # pairs, tag "" for text (backslash escapes resolved), "e" for %{VAR}e …
+    format: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +52,8 @@ class HeadersDir:
 
     def __post_init__(self) -> None:
         entries = (*self.onsuccess, *self.always)
-        static = all(h.expr is None and h.value_expr is None and "%" not in (h.value or "")
+        static = all(h.expr is None and h.value_expr is None
+                     and all(not tag for tag, _ in h.format)
                      and h.action not in ("echo", "edit", "edit*") for h in entries)
         names = tuple(dict.fromkeys(h.env.lstrip("!") for h in entries if h.env))
         object.__setattr__(self, "static", static)
@@ -130,17 +134,67 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
         else:
             return f"Unknown parameter: {clause}"
     value_expr = None
+    form: tuple[tuple[str, str], ...] = ()
     formatted = subs if action in ("edit", "edit*") else value
-    if action not in ("unset", "echo") and formatted is not None \
-            and formatted.startswith("expr="):
-        try:
-            value_expr = parse_string_cached(formatted[5:], restricted=b.restricted)
-        except ExprError as exc:
-            return f"Can't parse value expression : {exc}"
+    if action not in ("unset", "echo") and formatted is not None:
+        if formatted.startswith("expr="):
+            try:
+                value_expr = parse_string_cached(formatted[5:], restricted=b.restricted)
+            except ExprError as exc:
+                return f"Can't parse value expression : {exc}"
+        else:
+            parsed = parse_format(formatted)
+            if isinstance(parsed, str):
+                return parsed
+            form = parsed
     name = name.split(":", 1)[0]
     b.touched.add("headers")
     entry = HeaderEntry(d, action, name, value, subs, always, env, expr,  # type: ignore[arg-type]
-                        early, value_expr, regex)
+                        early, value_expr, regex, form)
     b.header_entries[1 if always else 0].append(entry)
     return None
 
+
+
+# the format tags mod_headers registers (register_format_tag_handler)
+FORMAT_TAGS = frozenset("Dtesli" "b")
+_ESCAPES = {"\\": "\\", "r": "\r", "n": "\n", "t": "\t"}
+
+
+def parse_format(text: str) -> tuple[tuple[str, str], ...] | str:
+    """``parse_format_string``: text (``\\r``, ``\\n``, ``\\t`` and ``\\\\`` escapes resolved,
+    other backslashes kept), ``%%``, and ``%X``/``%{ARG}X`` tags; an unknown tag is Apache's
+    error ("Unrecognized header format %X")."""
+    parts: list[tuple[str, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i] != "%":
+            out = []
+            while i < n and text[i] != "%":
+                ch = text[i]
+                if ch == "\\" and i + 1 < n and text[i + 1] in _ESCAPES:
+                    out.append(_ESCAPES[text[i + 1]])
+                    i += 2
+                    continue
+                out.append(ch)
+                i += 1
+            parts.append(("", "".join(out)))
+            continue
+        i += 1
+        if i >= n or text[i] == "%":
+            parts.append(("", "%"))
+            i += 1
+            continue
+        arg = ""
+        if text[i] == "{":
+            close = text.find("}", i)
+            if close < 0:
+                return "Unrecognized header format %"
+            arg = text[i + 1:close]
+            i = close + 1
+        tag = text[i] if i < n else ""
+        if tag not in FORMAT_TAGS or not tag:
+            return f"Unrecognized header format %{tag}"
+        parts.append((tag, arg))
+        i += 1
+    return tuple(parts)
