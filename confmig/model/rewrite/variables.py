@@ -106,7 +106,6 @@ _SIMPLE: dict[str, Callable[[EvalState], str | None]] = {
     "CONN_REMOTE_ADDR": lambda st: st.request.remote_addr,
     "CONTEXT_DOCUMENT_ROOT": _context_docroot,
 }
-_TIME_VARS = frozenset(k for k in _SIMPLE if k.startswith("TIME"))
 # Values that are always a string: their resolver needs no ``or ""`` wrapper.
 _NEVER_NONE = frozenset({"IPV6", "HTTPS", "IS_SUBREQ", "PATH_INFO", "SERVER_NAME",
                          "SERVER_PORT", "REMOTE_PORT", "REQUEST_URI", "REQUEST_SCHEME",
@@ -165,12 +164,6 @@ def _make_resolver(var: str) -> Resolver:
     func = _SIMPLE.get(upper)
     if func is None:
         return _empty
-    if upper in _TIME_VARS:
-        def timed(st: EvalState) -> str:
-            if st.request.now is None:
-                st.note_unsupported(f"%{{{upper}}} depends on the clock")
-            return func(st) or ""
-        return timed
     if upper in _NEVER_NONE:
         return func  # type: ignore[return-value]
     return lambda st: func(st) or ""
