@@ -13,11 +13,9 @@ spread over a process pool.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -174,7 +172,11 @@ def _check_plan(rules: RuleSet, ctx: FileContext, summarize: bool
 
 
 def _workers(jobs: int | None, files: int) -> int:
-    if files < PARALLEL_MIN_FILES or "fork" not in mp.get_all_start_methods():
+    if files < PARALLEL_MIN_FILES:
+        return 1
+    import multiprocessing as mp  # (here: linting a few files does not load it)
+
+    if "fork" not in mp.get_all_start_methods():
         return 1
     available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
         (os.cpu_count() or 1)
@@ -214,6 +216,9 @@ def _lint_plans_parallel(env: Environment, rules: RuleSet, plans: list[AccessPla
     unpickling one costs more than parsing it again).  The environment and rules reach
     each worker as its initializer's argument (a forked worker receives it without
     pickling)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
     size = max(50, len(plans) // (workers * 4))
     chunks = [plans[i:i + size] for i in range(0, len(plans), size)]
     with ProcessPoolExecutor(workers, mp_context=mp.get_context("fork"),
