@@ -17,13 +17,14 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from confmig.servers.base import ManagedServer, write_file
 from confmig.servers.errors import ServerNotFound
 from confmig.servers.net import LOOPBACK
-from confmig.servers.process import worker_can_read, worker_identity
+from confmig.servers.process import ManagedProcess, worker_can_read, worker_identity
 
 MODULE_NAME = "confmig_site"
 
@@ -33,6 +34,17 @@ def find_gunicorn() -> str:
     if importlib.util.find_spec("gunicorn") is None or importlib.util.find_spec("flask") is None:
         raise ServerNotFound("gunicorn and flask are needed: pip install 'confmig[flask]'")
     return sys.executable
+
+
+def _children(pid: int) -> list[str]:
+    """The child processes of *pid* (Linux: /proc/PID/task/*/children)."""
+    found: list[str] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += task.read_text().split()
+        except OSError:
+            continue
+    return found
 
 
 @functools.cache
@@ -106,6 +118,18 @@ class GunicornServer(ManagedServer):
         if ident is not None and _worker_can_run(self.python):
             argv += ["--user", str(ident.uid), "--group", str(ident.gid)]
         return [*argv, f"{MODULE_NAME}:app"]
+
+    def _wait_ready(self, proc: ManagedProcess, root: Path, port: int) -> bool:
+        """Listening is not serving: gunicorn's master binds (and writes its pid file)
+        before it forks the workers.  Ready once every worker asked for is running."""
+        if not super()._wait_ready(proc, root, port):
+            return False
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline and proc.alive():
+            if len(_children(proc.pid)) >= self.workers:
+                return True
+            time.sleep(0.05)
+        return False
 
     def _test_argv(self, conf: Path) -> list[str]:
         # Importing the module is the configuration test: a syntax error or a bad table shows
