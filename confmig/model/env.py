@@ -79,7 +79,7 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
                 if subject is None:
                     subject = rnd.env.get(entry.attribute)
         # a header or variable that is not there is matched as "" (^$ matches it)
-        captures = entry.regex.search("" if subject is None else subject)
+        captures = (entry.empty_match if subject is None else entry.regex.search(subject))
         if captures is None:
             continue
         _assign(ev, rnd, entry, None if entry.literal else captures)

@@ -270,8 +270,12 @@ _FOLDING = re.compile(r"\r\n[ \t][ \t]*")
 def check_headers(headers: dict[str, str], location: str | None, strict: bool = True
                   ) -> str | None:
     """``check_headers``: what makes Apache abort the response (None: nothing).  A value with
-    only folding is unfolded in *headers*."""
+    only folding is unfolded in *headers*.  (Most values are printable ASCII, a name seen
+    before is a token: those pass without a regex.)"""
+    names_ok = _NAMES_STRICT if strict else _NAMES_UNSAFE
     for name, value in headers.items():
+        if name in names_ok and value.isascii() and value.isprintable():
+            continue
         problem = _check_header(name, value, strict)
         if problem is not None:
             if problem:
@@ -282,19 +286,22 @@ def check_headers(headers: dict[str, str], location: str | None, strict: bool = 
     return None
 
 
-_NAMES_OK: set[tuple[str, bool]] = set()  # names seen to pass (they come from the config)
+# names seen to pass (they come from the configuration: a bounded set)
+_NAMES_STRICT: set[str] = set()
+_NAMES_UNSAFE: set[str] = set()
 
 
 def _check_header(name: str, value: str, strict: bool) -> str | None:
     """``check_header`` of one field: None when it passes, "" when it passes once unfolded,
     else Apache's complaint."""
-    if (name, strict) not in _NAMES_OK:
+    names_ok = _NAMES_STRICT if strict else _NAMES_UNSAFE
+    if name not in names_ok:
         if not name:
             return "Empty response header name"
         if (_TOKEN if strict else _VCHAR_OBSTEXT).fullmatch(name) is None:
             return f"Response header name {name!r} contains invalid characters"
-        if len(_NAMES_OK) < 4096:
-            _NAMES_OK.add((name, strict))
+        if len(names_ok) < 4096:
+            names_ok.add(name)
     if _CONTROL.search(value) is None:
         return None
     if _CONTROL.search(_FOLDING.sub(" ", value)) is None:

@@ -31,9 +31,13 @@ class SetEnvIfEntry:
     expr: Any = None  # SetEnvIfExpr's parsed Expr
     # The attribute in lower case (the special attributes' and the headers' key), made once.
     key: str = field(init=False, repr=False, compare=False)
+    # The regex's match of "" (what a header that is not there is matched as), made once.
+    empty_match: Any = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", self.attribute.lower())
+        object.__setattr__(self, "empty_match",
+                           self.regex.search("") if self.regex is not None else None)
 
 
 @dataclass(frozen=True, slots=True)
