@@ -15,6 +15,7 @@ Passwords and hashes are never put into the explanation.
 from __future__ import annotations
 
 import base64
+import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -66,15 +67,20 @@ def authenticate(ev: Evaluation, rnd: Round) -> Login:
         return Login(401)
     user, password = credentials
     basic: AuthBasicDir = rnd.config.get("auth_basic") or AuthBasicDir()
-    if basic.digest_algorithm is not None or basic.fake:
-        ev.note("AuthBasicUseDigestAlgorithm/AuthBasicFake: not modelled (taken as no login)")
-        return Login(401, user)
+    if basic.fake:
+        ev.note("AuthBasicFake: the Authorization header it sets in the fixups is not "
+                "modelled (the login is checked as sent)")
+    digest = None
+    if basic.digest_algorithm is not None:  # AuthBasicUseDigestAlgorithm MD5
+        digest = hashlib.md5(f"{user}:{authn.auth_name}:{password}".encode(
+            "utf-8", "surrogateescape")).hexdigest()
     providers = basic.providers or ("file",)
     for name in providers:
         if name != "file":
             ev.note(f"AuthBasicProvider {name}: not modelled (taken as an unknown user)")
             continue
-        status = check_password_file(ev, rnd, user, password)
+        status = (check_password_file(ev, rnd, user, password) if digest is None
+                  else check_realm_hash(ev, rnd, user, authn.auth_name, digest))
         if status != "not-found":
             break
     else:
@@ -132,6 +138,26 @@ def check_password_file(ev: Evaluation, rnd: Round, user: str, password: str) ->
                 ev.note(f"AuthUserFile {conf.user_file}: the hash format of user {user!r} is "
                         "not one confmig computes (taken as a mismatch)")
             return "granted" if verdict is Verdict.MATCH else "denied"
+    return "not-found"
+
+
+def check_realm_hash(ev: Evaluation, rnd: Round, user: str, realm: str, digest: str) -> str:
+    """``mod_authn_file``'s ``get_realm_hash`` under ``AuthBasicUseDigestAlgorithm MD5``: the
+    line ``user:realm:hash`` (an htdigest file) whose hash must equal MD5 of
+    ``user:realm:password``.  "granted", "denied", "not-found" or "error"."""
+    conf: AuthnFileDir | None = rnd.config.get("authn_file")
+    if conf is None or conf.user_file is None:
+        ev.step("access", "AuthUserFile not specified in the configuration → 500")
+        return "error"
+    lines = _read_lines(ev, conf.user_file, "password")
+    if lines is None:
+        ev.step("access", "the password file cannot be read → 500")
+        return "error"
+    for line in lines:
+        name, _, rest = line.partition(":")
+        line_realm, _, rest = rest.partition(":")
+        if name == user and line_realm == realm:
+            return "granted" if rest.partition(":")[0] == digest else "denied"
     return "not-found"
 
 

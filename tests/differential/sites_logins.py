@@ -11,6 +11,7 @@ never accepts).  These sites need mod_authz_groupfile, so they run on an Apache 
 from __future__ import annotations
 
 import base64
+import hashlib
 
 from tests.differential.harness import ROOT_TOKEN, Case, SiteSpec
 
@@ -173,4 +174,27 @@ def login_expressions() -> SiteSpec:
         ])
 
 
-SITES = [basic_logins, login_variables, login_expressions]
+def digest_algorithm() -> SiteSpec:
+    """``AuthBasicUseDigestAlgorithm MD5``: a Basic login checked against an htdigest file's
+    ``user:realm:MD5(user:realm:password)`` (``get_realm_hash``); ``AuthBasicFake`` does not
+    change the login's answer."""
+    realm_hash = hashlib.md5(b"alice:members:s3cret").hexdigest()
+    digests = f"alice:members:{realm_hash}\nbob:elsewhere:{realm_hash}\n"
+    login = (f"AuthType Basic\nAuthName \"members\"\nAuthUserFile {ROOT_TOKEN}/files/digests\n"
+             "AuthBasicUseDigestAlgorithm MD5\nRequire valid-user\n")
+    fake = _login("AuthBasicFake demo demopass\n")
+    return SiteSpec(
+        "logindigest",
+        {"files/digests": digests, "logins-files/users": PASSWORDS,
+         "logins-files/groups": GROUPS, "d/x.txt": None, "d/.htaccess": login,
+         "f/x.txt": None, "f/.htaccess": fake},
+        [
+            Case("/d/x.txt", "the realm hash matches", basic("alice", "s3cret")),
+            Case("/d/x.txt", "a wrong password", basic("alice", "S3cret")),
+            Case("/d/x.txt", "a user of another realm", basic("bob", "s3cret")),
+            Case("/f/x.txt", "AuthBasicFake: a good login", basic("alice", "s3cret")),
+            Case("/f/x.txt", "AuthBasicFake: no login"),
+        ])
+
+
+SITES = [basic_logins, login_variables, login_expressions, digest_algorithm]
