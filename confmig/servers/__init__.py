@@ -28,12 +28,14 @@ from confmig.servers.errors import (
 from confmig.servers.net import Headers, Response, free_port, http_get, port_open, wait_for_port
 from confmig.servers.nginx import NginxServer, nginx_config_test
 from confmig.servers.process import WorkerIdentity, make_docroot, pin_to, worker_identity
+from confmig.servers.under_test import ApacheUnderTest, ServerUnderTest
 
 __all__ = [
     "ALWAYS_ADDED_MODULES",
     "BUILTIN_DEFAULT_MODULES",
     "ApacheBinary",
     "ApacheServer",
+    "ApacheUnderTest",
     "ConfigTestResult",
     "Headers",
     "ManagedServer",
@@ -45,6 +47,7 @@ __all__ = [
     "ServerError",
     "ServerNotFound",
     "ServerStartError",
+    "ServerUnderTest",
     "WorkerIdentity",
     "apache_config_test",
     "daemonised",

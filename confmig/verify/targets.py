@@ -1,82 +1,24 @@
 """The servers a verification compares: a target is anything that can start, answer on a
-``base_url``, and stop.
+``base_url``, and stop (:class:`confmig.servers.ServerUnderTest`, which the bench's targets
+subclass too).
 
 ``confmig verify --to httpd`` compares two :class:`ApacheTarget` instances (the original
-``.htaccess`` setup and the converted configuration).  The nginx and Flask converters will add
-their own :class:`Target` subclasses for the converted side (``confmig.servers.NginxServer``
-already starts nginx the same way); the benchmark reuses the same servers.
+``.htaccess`` setup and the converted configuration); the nginx and Flask converters add their
+own :class:`Target` subclasses for the converted side.
 """
 
 from __future__ import annotations
 
-import abc
-from types import TracebackType
-from typing import Any, Self
-
-from confmig.servers import ApacheServer, ServerError
+from confmig.servers import ApacheUnderTest, ServerError, ServerUnderTest
 
 
 class TargetUnavailable(Exception):
     """The target exists in the command line but not (yet) in confmig."""
 
 
-class Target(abc.ABC):
-    """One server under test."""
-
-    label: str = "server"
-
-    @abc.abstractmethod
-    def start(self) -> None:
-        """Start and wait until it answers; raise :class:`confmig.servers.ServerError`."""
-
-    @abc.abstractmethod
-    def stop(self) -> None:
-        """Stop everything :meth:`start` started; safe to call twice or after a failure."""
-
-    @property
-    @abc.abstractmethod
-    def base_url(self) -> str: ...
-
-    @property
-    @abc.abstractmethod
-    def port(self) -> int: ...
-
-    def diagnostics(self) -> str:
-        """What the server logged (for error messages)."""
-        return ""
-
-    def __enter__(self) -> Self:
-        self.start()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
-
-
-class ApacheTarget(Target):
-    """Apache httpd through :class:`confmig.servers.ApacheServer` (same keyword arguments)."""
-
-    def __init__(self, label: str, **server_args: Any) -> None:
-        self.label = label
-        self.server = ApacheServer(**server_args)
-
-    def start(self) -> None:
-        self.server.start()
-
-    def stop(self) -> None:
-        self.server.stop()
-
-    @property
-    def base_url(self) -> str:
-        return self.server.base_url
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    def diagnostics(self) -> str:
-        return self.server.error_log_text()[-2000:]
+# The server under test is confmig.servers' (shared with the bench); verify's names for it.
+Target = ServerUnderTest
+ApacheTarget = ApacheUnderTest
 
 
 def unavailable(target: str) -> TargetUnavailable:

@@ -13,18 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from confmig.servers import ManagedServer
+from confmig.servers import ManagedServer, ServerUnderTest
 from confmig.verify.compare import FieldDiff, Observed
 from confmig.verify.compare import differences as verify_differences
-from confmig.verify.targets import Target as VerifyTarget
 
 
 class TargetUnavailable(RuntimeError):
     """The target cannot run here (missing server, converter not available, …)."""
 
 
-# The bench's targets are ``confmig verify``'s targets (start, stop, base_url, port) plus what
-# measuring needs: an MPM, pinned cores, and the server's process ids for strace.
+# The bench's targets are servers under test (confmig.servers.ServerUnderTest, as verify's:
+# start, stop, base_url, port) plus what measuring needs: an MPM, pinned cores, and the
+# server's process ids for strace.
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Prepared:
     details: dict[str, object] = field(default_factory=dict)
 
 
-class Target(VerifyTarget):
+class Target(ServerUnderTest):
     """Base class for targets; subclasses set the class attributes and ``make_server``."""
 
     name: ClassVar[str]
