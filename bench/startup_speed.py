@@ -15,8 +15,9 @@ product, so this measures processes, not functions:
   ``gixy`` on ``PATH``; install it into a throwaway venv, it is no dependency of confmig):
   the target is lint of one file at least 3x faster;
 * ``pre-commit run --all-files`` on a git repository with 50 ``.htaccess`` files, the hook
-  being this checkout's ``confmig lint --no-cache`` as a local ``language: system`` hook (so
-  pre-commit installs nothing): the target is under 1 s.
+  being the one ``.pre-commit-hooks.yaml`` publishes (its entry and ``require_serial``) run
+  from this checkout as a local ``language: system`` hook (so pre-commit installs nothing):
+  the target is under 1 s.
 
 The commands run with byte-compiled modules, as an installed package has them: a private
 ``PYTHONPYCACHEPREFIX`` under the temp dir, filled by a warm-up run (``PYTHONDONTWRITEBYTECODE``
@@ -156,12 +157,20 @@ def pre_commit_run(base: Path, runs: int, env: dict[str, str]) -> Timing | str:
     for n in range(PRE_COMMIT_FILES):
         (repo / f"d{n:02d}").mkdir(parents=True)
         (repo / f"d{n:02d}" / ".htaccess").write_text(HTACCESS)
-    entry = f"{sys.executable} -m confmig lint --no-cache --no-config"
-    (repo / ".pre-commit-config.yaml").write_text(
+    hook = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    entry = re.search(r"^  entry: confmig (.+)$", hook, re.MULTILINE)
+    serial = re.search(r"^  require_serial: (\w+)$", hook, re.MULTILINE)
+    if entry is None:
+        return "pre-commit: not measured (no confmig entry in .pre-commit-hooks.yaml)"
+    (repo / ".pre-commit-config.yaml").write_text(  # the published hook, run from here
         "repos:\n  - repo: local\n    hooks:\n      - id: confmig-lint\n"
         "        name: confmig lint\n        language: system\n"
-        f"        entry: {entry}\n        files: (^|/)\\.htaccess$\n")
-    git_env = {**env, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
+        f"        entry: {sys.executable} -m confmig {entry[1]}\n"
+        f"        require_serial: {serial[1] if serial else 'false'}\n"
+        "        files: (^|/)\\.htaccess$\n")
+    # (no GIT_INDEX_FILE, GIT_DIR… of a caller's git: this repository is its own)
+    git_env = {**{k: v for k, v in env.items() if not k.startswith("GIT_")},
+               "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@example.com",
                "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@example.com",
                "PRE_COMMIT_HOME": str(base / "pre-commit-home")}
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "tree"]):
