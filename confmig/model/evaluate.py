@@ -370,12 +370,15 @@ class Evaluation:
         ``r->filename``.  Only a main request's rules look ahead, and the engine's request
         object for it is ``rewrite_base`` itself, whose ``env`` is that round's environment
         (``[E]`` of the rules before included)."""
+        sub = self._lookahead(kind, path)
+        return (sub.status or 200), sub.filename
+
+    def _lookahead(self, kind: Literal["uri", "file"], path: str) -> Round:
         base = self.rewrite_base
         env = base.env if base is not None else {}
         method = self.request.method
-        sub = (self.subrequest(path, None, method, env) if kind == "uri" else
-               self.subrequest(path, None, method, env, filename=path))
-        return (sub.status or 200), sub.filename
+        return (self.subrequest(path, None, method, env) if kind == "uri" else
+                self.subrequest(path, None, method, env, filename=path))
 
     def expr_subrequest(self, rnd: Round) -> Callable[[str, str], bool]:
         """``-F``/``-U``/``-A`` of an ``ap_expr`` evaluated in *rnd* (``op_file_subr``,
@@ -401,11 +404,16 @@ class Evaluation:
         return run
 
     def variable(self, kind: Literal["uri", "file"], path: str, name: str) -> str | None:
-        """Look-ahead for ``%{LA-U:…}``/``%{LA-F:…}`` (only the file name variables)."""
-        if name not in ("REQUEST_FILENAME", "SCRIPT_FILENAME"):
-            return None
-        answer = self.status(kind, path)
-        return answer[1] if answer is not None else None
+        """Look-ahead for ``%{LA-U:…}``/``%{LA-F:…}``: the variable as the sub-request left
+        it — its file name, or the user its login check named (``REMOTE_USER``,
+        ``AUTH_TYPE``); None for the others (reported by the engine)."""
+        upper = name.upper()
+        if upper in ("REQUEST_FILENAME", "SCRIPT_FILENAME"):
+            return self._lookahead(kind, path).filename
+        if upper in ("REMOTE_USER", "AUTH_TYPE"):
+            sub = self._lookahead(kind, path)
+            return (sub.user if upper == "REMOTE_USER" else sub.auth_type) or ""
+        return None
 
     def answer(self, rnd: Round, status: int) -> Answer:
         """The :class:`Answer` for the round that decided, with *status*."""

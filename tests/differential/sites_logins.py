@@ -197,4 +197,23 @@ def digest_algorithm() -> SiteSpec:
         ])
 
 
-SITES = [basic_logins, login_variables, login_expressions, digest_algorithm]
+def lookahead_user() -> SiteSpec:
+    """``%{LA-U:REMOTE_USER}`` in the server context: mod_rewrite's look-ahead sub-request
+    checks the login, and the variable is the user it named (mod_rewrite's documented use)."""
+    rules = ("RewriteEngine On\nRewriteCond %{LA-U:REMOTE_USER} (.+)\n"
+             "RewriteRule ^ - [E=RU:%1]\nHeader always set X-RU \"%{RU}e\"\n")
+    return SiteSpec(
+        "lookaheaduser",
+        {"logins-files/users": PASSWORDS, "logins-files/groups": GROUPS, "a/x.txt": None,
+         "a/.htaccess": _login(), "n/x.txt": None},
+        [
+            Case("/a/x.txt", "LA-U:REMOTE_USER after a login", basic("alice", "s3cret"),
+                 compare_headers=("X-RU",)),
+            Case("/a/x.txt", "LA-U:REMOTE_USER, a wrong password", basic("alice", "S3cret"),
+                 compare_headers=("X-RU",)),
+            Case("/n/x.txt", "LA-U:REMOTE_USER without a login check",
+                 basic("alice", "s3cret"), compare_headers=("X-RU",)),
+        ], vhost_extra=rules)
+
+
+SITES = [basic_logins, login_variables, login_expressions, digest_algorithm, lookahead_user]
