@@ -241,8 +241,12 @@ class Evaluation:
     def _known(self, name: str) -> str:
         value = self.lookup(name)
         if value is None:
-            shown = name if ":" not in name else name.split(":", 1)[1]
-            raise ExprUnsupported(f"%{{{shown}}}")
+            table, _, key = name.rpartition(":")
+            if table == "OSENV":
+                raise ExprUnsupported(f"the server process's environment variable {key}")
+            if table == "NOTE":
+                raise ExprUnsupported(f"the request note {key} (set by modules as they run)")
+            raise ExprUnsupported(f"%{{{key}}}")
         return value
 
     def _enter(self) -> None:
