@@ -14,6 +14,7 @@ REFUSED = [
     'Require not expr "-R %{REMOTE_ADDR}"\n',
     'RewriteEngine On\nRewriteCond expr "\'a\' =~ /(/"\nRewriteRule ^ - [F]\n',
     'Header set X-A 1 "expr=%{NOPE} == 1"\n',
+    'Header set X-A "expr=%{NOPE}"\n',  # a value expression Apache cannot parse
     'SetEnvIfExpr "%{NOPE} == 1" x=1\n',
     '<If "filesize(\'/etc/hostname\') -gt 0">\n</If>\n',  # restricted in .htaccess
 ]
@@ -22,6 +23,8 @@ ACCEPTED = [
     'Require expr "%{QUERY_STRING} =~ /x/"\n',
     'RewriteEngine On\nRewriteCond expr "-f %{REQUEST_FILENAME}"\nRewriteRule ^ - [F]\n',
     'Header set X-A 1 "expr=%{REQUEST_STATUS} == 200"\n',
+    'Header set X-A "expr=%{REQUEST_URI}"\n',  # a value expression: a string, served (200)
+    'Header always set X-A "expr=%{REQUEST_URI}" "expr=-n %{QUERY_STRING}"\n',
 ]
 
 

@@ -18,6 +18,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.model.expr import ExprError, parse_cached
+from confmig.model.expr.parse import parse_string
 from confmig.model.merge.authz import require_expr_text
 from confmig.syntax import Directive, Section
 from confmig.syntax.words import first_word
@@ -48,9 +49,12 @@ class ExpressionNotParsed(Rule):
 
     def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterator[Finding]:
-        for what, text in _expressions(d):
+        for what, text, is_string in _expressions(d):
             try:
-                parse_cached(text, restricted=ctx.is_htaccess)
+                if is_string:
+                    parse_string(text, restricted=ctx.is_htaccess)
+                else:
+                    parse_cached(text, restricted=ctx.is_htaccess)
             except ExprError as exc:
                 effect = ("every request of this directory answers 500" if ctx.is_htaccess
                           else "Apache refuses to start")
@@ -58,27 +62,39 @@ class ExpressionNotParsed(Rule):
                                       f"({exc}): {effect}")
 
 
-def _expressions(d: Directive | Section) -> Iterator[tuple[str, str]]:
-    """(where, expression text) of each expression *d* holds."""
+def _expressions(d: Directive | Section) -> Iterator[tuple[str, str, bool]]:
+    """(where, expression text, a string expression?) of each expression *d* holds (a
+    ``Header`` value written ``expr=…`` is a string expression, a condition a boolean one)."""
     name = d.lname
     args = d.args
     if name in ("if", "elseif"):
         if args:
-            yield f"<{d.name}>", args[0]
+            yield f"<{d.name}>", args[0], False
     elif name == "require":
         word, rest = first_word(d.args_text)
         if word.lower() == "not":
             word, rest = first_word(rest)
         if word.lower() == "expr":
-            yield "Require expr", require_expr_text(rest.strip())
+            yield "Require expr", require_expr_text(rest.strip()), False
     elif name == "rewritecond":
         if len(args) >= 2 and args[0].lower() == "expr":
             pattern = args[1][1:] if args[1].startswith("!") else args[1]
-            yield "RewriteCond expr", pattern
+            yield "RewriteCond expr", pattern, False
     elif name == "setenvifexpr":
         if len(args) >= 2:  # fewer: an argument count error first (SYN002)
-            yield "SetEnvIfExpr", args[0]
-    else:  # Header / RequestHeader … expr=…
-        for arg in args:
-            if arg.lower().startswith("expr="):
-                yield f"{d.name} expr=", arg[5:]
+            yield "SetEnvIfExpr", args[0], False
+    else:  # Header / RequestHeader [always|onsuccess] action header [value …] [condition]
+        words = list(args)
+        if words and words[0].lower() in ("always", "onsuccess"):
+            words = words[1:]
+        action = words[0].lower() if words else ""
+        value_at = {"set": 2, "append": 2, "add": 2, "merge": 2, "setifempty": 2,
+                    "note": 2}.get(action)
+        condition_at = {"edit": 4, "edit*": 4, "unset": 2, "echo": 2}.get(
+            action, 3 if value_at is not None else None)
+        if value_at is not None and len(words) > value_at \
+                and words[value_at].lower().startswith("expr="):
+            yield f"{d.name} value expr=", words[value_at][5:], True
+        if condition_at is not None and len(words) > condition_at \
+                and words[condition_at].lower().startswith("expr="):
+            yield f"{d.name} expr=", words[condition_at][5:], False
