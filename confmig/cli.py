@@ -440,7 +440,9 @@ def bench(
     concurrency: Annotated[str, typer.Option(help="Connections, e.g. 1,2,4,10,50.")] = "10",
     depth_sweep: Annotated[str | None, typer.Option(help="Depths to sweep, e.g. 1,5,10,20 "
                                                     "(instead of --depth).")] = None,
-    urls: Annotated[str, typer.Option(help="deepest, top or random files.")] = "deepest",
+    urls: Annotated[str, typer.Option(help="deepest, top or random files, or a file of URL "
+                                      "paths (one per line; with --site: your own sample).")]
+    = "deepest",
     duration: Annotated[str | None, typer.Option(help="Per run, e.g. 3s (default).")] = None,
     requests: Annotated[int | None, typer.Option(help="Per run, instead of --duration.")]
     = None,

@@ -125,7 +125,14 @@ class BenchOptions:
                 not self.htaccess.isdigit() or int(self.htaccess) < 1):
             raise BenchUsageError(
                     f"--htaccess must be leaf, every or a positive number, got {self.htaccess!r}")
-        _choice("--urls", self.urls, URL_MODES)
+        if self.urls not in URL_MODES:
+            from confmig.bench.urls import read_url_file
+
+            try:
+                read_url_file(Path(self.urls))
+            except ValueError as exc:
+                raise BenchUsageError(f"--urls must be {', '.join(URL_MODES)} or a file of "
+                                      f"URL paths: {exc}") from exc
         _choice("--size", self.size, SIZES)
         _choice("--keepalive", self.keepalive, KEEPALIVE_MODES)
         for mpm in self.mpms:
