@@ -17,8 +17,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.model.expr import ExprError, parse_cached
-from confmig.model.expr.parse import parse_string
+from confmig.model.expr import ExprError, parse_cached, parse_string_cached
 from confmig.model.merge.authz import require_expr_text
 from confmig.syntax import Directive, Section
 from confmig.syntax.words import first_word
@@ -52,7 +51,7 @@ class ExpressionNotParsed(Rule):
         for what, text, is_string in _expressions(d):
             try:
                 if is_string:
-                    parse_string(text, restricted=ctx.is_htaccess)
+                    parse_string_cached(text, restricted=ctx.is_htaccess)
                 else:
                     parse_cached(text, restricted=ctx.is_htaccess)
             except ExprError as exc:

@@ -1,0 +1,75 @@
+"""A command does not import what only other commands, or other inputs, need (issue 17: the
+start is most of what a lint hook costs). Read from ``python -X importtime``'s list of the
+modules a real run imported; how long they take is measured by ``bench/startup_speed.py``."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \| *(\S+)")
+
+# Never needed by lint, parse or --help: the converters (and the whole model behind the httpd
+# one), typer 0.29's pydantic, the process pool, the progress display off a terminal.
+NEVER = ("confmig.convert.httpd", "confmig.convert.nginx", "confmig.convert.flask",
+         "confmig.verify", "confmig.bench", "pydantic", "multiprocessing",
+         "concurrent.futures", "rich.progress")
+
+
+def imported(tmp_path: Path, *args: str) -> set[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "confmig", *args],
+                         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, timeout=120)
+    assert run.returncode in (0, 1), run.stderr[-2000:]
+    names = {m[1] for m in map(IMPORTED.match, run.stderr.splitlines()) if m}
+    assert "confmig.cli" in names  # the list is really the run's
+    return names
+
+
+def loaded(names: set[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if any(n == p or n.startswith(p + ".") for p in packages))
+
+
+@pytest.fixture
+def htaccess(tmp_path: Path) -> Path:
+    path = tmp_path / "site" / ".htaccess"
+    path.parent.mkdir()
+    path.write_text("Options -Indexes\nRewriteEngine On\nRewriteRule ^old$ /new [R=301,L]\n"
+                    "Header set X-Frame-Options DENY\n")
+    return path
+
+
+def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
+        tmp_path: Path, htaccess: Path) -> None:
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
+    assert "confmig.lint.engine" in names
+    # Lark is for files with an ap_expr (<If>, Require expr, Header … expr=…)
+    assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse")) == []
+
+
+def test_an_expression_is_parsed_when_the_file_has_one(tmp_path: Path, htaccess: Path) -> None:
+    htaccess.write_text("<If \"%{HTTP_HOST} == 'example.com'\">\n"
+                        "    Header set X-Host yes\n</If>\n")
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
+    assert "confmig.model.expr.parse" in names and "lark" in names
+    assert loaded(names, NEVER) == []
+
+
+def test_parse_loads_no_lint_and_no_model_evaluation(tmp_path: Path, htaccess: Path) -> None:
+    names = imported(tmp_path, "parse", "--no-config", str(htaccess))
+    assert loaded(names, (*NEVER, "confmig.lint", "confmig.model.evaluate",
+                          "confmig.model.merge", "lark")) == []
+
+
+def test_help_loads_no_command(tmp_path: Path) -> None:
+    names = imported(tmp_path, "--help")
+    assert loaded(names, (*NEVER, "confmig.lint", "confmig.model.merge",
+                          "confmig.model.evaluate", "confmig.load", "lark")) == []
