@@ -17,11 +17,14 @@ if TYPE_CHECKING:
 def type_checker(ev: Evaluation, rnd: Round) -> None:
     """``find_ct``: every extension after the base name is looked up, left to right (the
     last with a type wins; TypesConfig unless an AddType/RemoveType says otherwise)."""
-    if rnd.kind is None and rnd.filename and rnd.config["core"].options & OPT_MULTI:
+    modules = ev.site.state.modules
+    if rnd.kind is None and rnd.filename and rnd.config["core"].options & OPT_MULTI \
+            and modules.has_module("mod_negotiation"):
         multiviews(ev, rnd)
     if rnd.kind == "dir":
         rnd.content_type = DIR_MAGIC_TYPE
-    elif rnd.filename is not None:
+    elif rnd.filename is not None and modules.has_module("mod_mime"):
+        # without mod_mime no type comes from a file's name: Apache sends no Content-Type
         key = (id(rnd.config), rnd.filename)
         found = ev.site.content_types.get(key)
         if found is None:
