@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from confmig.servers.apache import ApacheServer
+from confmig.servers.base import ManagedServer
 
 
 class ServerUnderTest(abc.ABC):
@@ -45,12 +46,13 @@ class ServerUnderTest(abc.ABC):
         self.stop()
 
 
-class ApacheUnderTest(ServerUnderTest):
-    """Apache httpd through :class:`confmig.servers.ApacheServer` (same keyword arguments)."""
+class ManagedUnderTest(ServerUnderTest):
+    """A :class:`confmig.servers.ManagedServer` (Apache, nginx, gunicorn…) as the server
+    under test, under *label*."""
 
-    def __init__(self, label: str, **server_args: Any) -> None:
+    def __init__(self, label: str, server: ManagedServer) -> None:
         self.label = label
-        self.server = ApacheServer(**server_args)
+        self.server = server
 
     def start(self) -> None:
         self.server.start()
@@ -70,4 +72,11 @@ class ApacheUnderTest(ServerUnderTest):
         return self.server.error_log_text()[-2000:]
 
 
-__all__ = ["ApacheUnderTest", "ServerUnderTest"]
+class ApacheUnderTest(ManagedUnderTest):
+    """Apache httpd through :class:`confmig.servers.ApacheServer` (same keyword arguments)."""
+
+    def __init__(self, label: str, **server_args: Any) -> None:
+        super().__init__(label, ApacheServer(**server_args))
+
+
+__all__ = ["ApacheUnderTest", "ManagedUnderTest", "ServerUnderTest"]

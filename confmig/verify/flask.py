@@ -33,6 +33,7 @@ from confmig.servers import (
     make_docroot,
 )
 from confmig.servers.gunicorn import MODULE_NAME, GunicornServer
+from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
 from confmig.verify.nginx import APACHE_PAGES
 from confmig.verify.probes import Site
@@ -44,29 +45,11 @@ if TYPE_CHECKING:
 LISTING = "<html><head><title>Index of /"
 
 
-class GunicornTarget(Target):
+class GunicornTarget(ManagedUnderTest):
     """The generated module under :class:`confmig.servers.gunicorn.GunicornServer`."""
 
     def __init__(self, label: str, module_text: str, docroot: Path) -> None:
-        self.label = label
-        self.server = GunicornServer(module_text, docroot)
-
-    def start(self) -> None:
-        self.server.start()
-
-    def stop(self) -> None:
-        self.server.stop()
-
-    @property
-    def base_url(self) -> str:
-        return self.server.base_url
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    def diagnostics(self) -> str:
-        return self.server.error_log_text()[-2000:]
+        super().__init__(label, GunicornServer(module_text, docroot))
 
 
 class ModWsgiTarget(Target):

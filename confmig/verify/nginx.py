@@ -28,9 +28,10 @@ from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import ApacheBinary, NginxServer, find_apache, find_nginx, free_port
 from confmig.servers.net import LOOPBACK
+from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
 from confmig.verify.probes import Site
-from confmig.verify.targets import ApacheTarget, Target
+from confmig.verify.targets import ApacheTarget
 
 if TYPE_CHECKING:
     from confmig.verify.session import Setup, VerifyRequest
@@ -48,30 +49,13 @@ HARNESS_PRELUDE = '<FilesMatch "^\\.ht">\n    Require all denied\n</FilesMatch>\
 _PORT = re.compile(r"^(https?://[^/:]+):PORT(?=/|$)")
 
 
-class NginxTarget(Target):
+class NginxTarget(ManagedUnderTest):
     """nginx through :class:`confmig.servers.NginxServer`, serving a converted body."""
 
     def __init__(self, label: str, body: str, http: str, docroot: Path | None,
                  binary: str | None = None, port: int | None = None) -> None:
-        self.label = label
-        self.server = NginxServer(body, docroot, http_config=http, binary=binary, port=port)
-
-    def start(self) -> None:
-        self.server.start()
-
-    def stop(self) -> None:
-        self.server.stop()
-
-    @property
-    def base_url(self) -> str:
-        return self.server.base_url
-
-    @property
-    def port(self) -> int:
-        return self.server.port
-
-    def diagnostics(self) -> str:
-        return self.server.error_log_text()[-2000:]
+        super().__init__(label, NginxServer(body, docroot, http_config=http, binary=binary,
+                                            port=port))
 
 
 def prepare(request: VerifyRequest) -> Setup:
