@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.regex import Untranslatable, after
 from confmig.convert.nginx.rewrite import q
+from confmig.model.expr import ExprError
+from confmig.model.expr.nodes import Match, Variable
+from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import Settings, Source
+from confmig.model.response_headers import check_header
 
 #: Reports what is not translated: (source, directive, reason).
 Note = Callable[[Source | None, str, str], None]
@@ -147,34 +150,26 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     return lines_before + lines
 
 
-#: ``%{CONTENT_TYPE} =~ m#regex#flags`` (or ``/regex/``): the form h5bp keys headers on.
-_TYPE_EXPR = re.compile(r"""^\s*%\{CONTENT_TYPE\}\s*=~\s*(?:m(.)|(/))(.*)(?:\1|\2)([i]?)\s*$""",
-                        re.S)
-
-
 def _content_type_condition(expr: str) -> tuple[str, bool] | None:
-    """(regex, caseless) of an ``expr=`` that only tests the response's Content-Type."""
+    """(regex, caseless) of an ``expr=`` that only tests the response's Content-Type
+    (``%{CONTENT_TYPE} =~ m#…#i``, the form h5bp keys headers on), read by the model's
+    ``ap_expr`` parser."""
     text = expr.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1]
-    match = _TYPE_EXPR.match(text)
-    if match is None:
+    try:
+        tree = parse_condition(text)
+    except ExprError:
         return None
-    delimiter = match.group(1) or match.group(2)
-    body = match.group(3)
-    if delimiter in body.replace("\\" + delimiter, ""):
-        return None  # the delimiter inside: not the simple form
-    return body.replace("\\" + delimiter, delimiter), match.group(4) == "i"
-
-
-_TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+    if isinstance(tree, Match) and not tree.negate and tree.subject == Variable("CONTENT_TYPE"):
+        return tree.regex.source, tree.regex.nocase
+    return None
 
 
 def _sendable(name: str, value: str) -> bool:
-    """A header Apache's ``check_headers`` lets through: a token name, no control character
-    but tab in the value."""
-    return bool(_TOKEN.match(name)) and not any(
-        (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in value)
+    """A header Apache's ``check_headers`` lets through as written (one that needs its
+    folding undone is not: an nginx value cannot hold the line break)."""
+    return check_header(name, value, strict=True) is None
 
 
 def _escape(text: str) -> str:
