@@ -84,15 +84,21 @@ def _server_pids(server: ApacheServer) -> list[str]:
     return pids
 
 
-def _strace_opens(server: ApacheServer, path: str, out: Path) -> list[str]:
+def _strace_opens(server: ApacheServer, path: str, out: Path, root: Path) -> list[str]:
     """The .htaccess open attempts of one request (every server process traced; the
-    request is repeated, up to three times, until a traced process served it)."""
+    request is repeated, up to three times, until a traced process served it).
+
+    strace writes as it goes, so the output is read only once strace has exited, and one
+    request's opens are the last run, in one process's output, that starts at the docroot's
+    .htaccess — never a slice of the file taken while a request was still being written.
+    """
     pids = _server_pids(server)
-    args = ["strace", "-f", "-e", "trace=open,openat", "-o", str(out)]
+    # -ff: one output file per process, so no call is split into "unfinished" and
+    # "resumed" halves by another process's calls.
+    args = ["strace", "-f", "-ff", "-e", "trace=open,openat", "-o", str(out)]
     for pid in pids:
         args += ["-p", pid]
     tracer = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    mark = 0
     try:
         assert tracer.stderr is not None
         deadline = time.monotonic() + 10
@@ -103,16 +109,24 @@ def _strace_opens(server: ApacheServer, path: str, out: Path) -> list[str]:
                 return []  # strace gave up (ptrace not permitted)
             attached += "attached" in line
         for _ in range(3):
-            mark = out.stat().st_size if out.exists() else 0
             assert http_get(server.base_url, path).status == 200
             time.sleep(0.5)
-            if ".htaccess" in out.read_text()[mark:]:
+            if any(".htaccess" in part.read_text() for part in out.parent.glob(f"{out.name}.*")):
                 break
     finally:
         tracer.send_signal(signal.SIGINT)
         tracer.wait(timeout=10)
-    text = out.read_text()[mark:] if out.exists() else ""  # complete once strace has exited
-    return [line for line in text.splitlines() if ".htaccess" in line]
+    first = f'"{os.path.realpath(root)}/.htaccess"'
+    for part in sorted(out.parent.glob(f"{out.name}.*")):
+        run: list[str] = []
+        for line in part.read_text().splitlines():
+            if first in line:
+                run = []
+            if ".htaccess" in line:
+                run.append(line)
+        if run:
+            return run
+    return []
 
 
 @pytest.mark.apache
@@ -125,7 +139,7 @@ def test_perf001_count_matches_strace_on_real_apache(apache_binary: ApacheBinary
         write(root, {f"{DEEP}/f.txt": "F\n", "d1/.htaccess": "Options -Indexes\n"})
         with ApacheServer(root, allow_override="All", mpm="prefork") as server:
             http_get(server.base_url, "/")
-            opens = _strace_opens(server, f"/{DEEP}/f.txt", tmp_path / "strace.out")
+            opens = _strace_opens(server, f"/{DEEP}/f.txt", tmp_path / "strace.out", root)
         if not opens:
             pytest.skip("strace could not attach to the server (ptrace not permitted)")
         errors = [re.search(r"= -1 (\w+)", line) for line in opens]
