@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from confmig.load import ReadState, load_config
-from confmig.model.modules import (
+from confmig.apache.modules import (
     ModuleSet,
     debian_default_modules,
     identities,
@@ -16,7 +15,8 @@ from confmig.model.modules import (
     misname_hint,
     unknown_identity,
 )
-from confmig.model.registry import registry
+from confmig.apache.registry import registry
+from confmig.load import ReadState, load_config
 from confmig.servers import ApacheBinary, ApacheServer
 
 # --- data --------------------------------------------------------------------------------

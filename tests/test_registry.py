@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from confmig.lint.testing import ApacheCases, HtaccessCase
-from confmig.model.explain import explain_request
-from confmig.model.registry import (
+from confmig.apache.registry import (
     OVERRIDE_CLASSES,
     AllowOverride,
     DirectiveInfo,
@@ -26,6 +24,8 @@ from confmig.model.registry import (
     overrides_permit,
     registry,
 )
+from confmig.lint.testing import ApacheCases, HtaccessCase
+from confmig.model.explain import explain_request
 from confmig.servers import ApacheBinary, ApacheServer, default_modules, http_get
 
 # --- data --------------------------------------------------------------------------------

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
+from confmig.apache.modules import ModuleSet
 from confmig.load import ReadState, load_config
 from confmig.model.evaluate import Answer, evaluate
-from confmig.model.modules import ModuleSet
 from confmig.model.request import Request, RequestHeaders
 from confmig.model.rewrite import RewriteConfig
 from confmig.model.site import Site as ModelSite

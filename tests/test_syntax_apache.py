@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from confmig.apache.modules import ModuleSet
 from confmig.load import ReadState, load_htaccess
-from confmig.model.modules import ModuleSet
 from confmig.servers import ApacheServer, http_get, make_docroot
 from confmig.syntax import Directive, Section
 

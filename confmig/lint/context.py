@@ -28,14 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from confmig.apache import paths
 from confmig.lint.scopes import Scope, build_scopes
-from confmig.load import LoadedConfig, ReadState, Workspace, load_config, paths
+from confmig.load import LoadedConfig, ReadState, Workspace, load_config
 from confmig.syntax import ConfigFile, Directive, Node, Section
 
 if TYPE_CHECKING:
+    from confmig.apache.modules import ModuleSet
+    from confmig.apache.registry import AllowOverride, DirectiveInfo, Registry
     from confmig.lint.rule import Rule
-    from confmig.model.modules import ModuleSet
-    from confmig.model.registry import AllowOverride, DirectiveInfo, Registry
     from confmig.model.sections import ConfigSection
     from confmig.model.site import Site, VirtualServer
 
@@ -49,7 +50,7 @@ class Overrides:
 
     ``words`` are the AllowOverride arguments as written (``None`` when Apache's
     default applies: nothing granted); ``spec`` is how Apache reads them
-    (:class:`confmig.model.registry.AllowOverride`).  ``source`` is the
+    (:class:`confmig.apache.registry.AllowOverride`).  ``source`` is the
     ``file:line`` that decided it (``None``: a default or an assumption).
     """
 
@@ -100,7 +101,7 @@ class Overrides:
 
 @functools.lru_cache(maxsize=256)
 def _spec(words: tuple[str, ...]) -> AllowOverride:
-    from confmig.model.registry import AllowOverride
+    from confmig.apache.registry import AllowOverride
 
     try:
         return AllowOverride.parse(words)
@@ -118,7 +119,7 @@ def _spec(words: tuple[str, ...]) -> AllowOverride:
 
 @functools.lru_cache(maxsize=256)
 def _list(words: tuple[str, ...]) -> frozenset[str]:
-    from confmig.model.registry import override_list
+    from confmig.apache.registry import override_list
 
     try:
         return override_list(words)
@@ -142,7 +143,7 @@ def _components(path: str) -> list[str]:
 
 def directory_section_path(path: str) -> str:
     """A non-regex ``<Directory>`` path as Apache matches it (no trailing ``/``): from ``/``,
-    not ServerRoot (:mod:`confmig.load.paths`; CTX008 reports such paths, everything else in
+    not ServerRoot (:mod:`confmig.apache.paths`; CTX008 reports such paths, everything else in
     the linter sees the section where Apache applies it)."""
     return _norm(paths.directory_section_path(path))
 
@@ -326,7 +327,7 @@ class FileContext:
             return found
 
     def not_modelled(self, label: str) -> str | None:
-        """:meth:`confmig.model.modules.ModuleSet.not_modelled` for ``label`` (``Name`` or
+        """:meth:`confmig.apache.modules.ModuleSet.not_modelled` for ``label`` (``Name`` or
         ``<Name>``), asked once per name for the files sharing these modules."""
         try:
             return self._not_modelled_cache[label]
@@ -575,7 +576,7 @@ class Environment:
 
 
 def _module_set(names: Iterable[str] | None) -> ModuleSet:
-    from confmig.model.modules import ModuleSet
+    from confmig.apache.modules import ModuleSet
 
     if names is None:
         modules = ModuleSet.debian_default()
@@ -588,7 +589,7 @@ def _module_set(names: Iterable[str] | None) -> ModuleSet:
 def make_environment(config: str | Path | None, defines: set[str],
                      modules: Iterable[str] | None = None) -> Environment:
     """Load ``config`` (or assume Debian's defaults with AllowOverride All)."""
-    from confmig.model.registry import registry
+    from confmig.apache.registry import registry
 
     reg = registry()
     module_names = tuple(modules) if modules is not None else None

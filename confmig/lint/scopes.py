@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from confmig.load.paths import directory_section_path
+from confmig.apache.paths import directory_section_path
 from confmig.model.rewrite.parse import RewriteConfig
 from confmig.syntax import Directive, Node, Section
 
@@ -57,7 +57,7 @@ class Scope:
         """The directory whose prefix mod_rewrite strips, when there is a plain one.
 
         That is an access file's directory or the path of a non-regex ``<Directory>`` as
-        Apache reads it (:func:`confmig.load.paths.directory_section_path`: a relative path
+        Apache reads it (:func:`confmig.apache.paths.directory_section_path`: a relative path
         is taken from ``/``, with a trailing ``/`` — ``<Directory site>`` strips ``/site/``);
         in ``<DirectoryMatch>``, ``<Directory ~>``, a wildcard ``<Directory>``, ``<Files>``
         or ``<Location>`` the section's "path" is a pattern or URL that never prefixes a

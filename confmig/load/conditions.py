@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pcre2
 
-from confmig.model.modules import ModuleSet
+from confmig.apache.modules import ModuleSet
 
 CONDITIONAL_SECTIONS = frozenset(
     {"ifmodule", "ifdefine", "ifversion", "iffile", "ifdirective", "ifsection"})

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from confmig.load.paths import directory_section_path, server_root_relative
+from confmig.apache.paths import directory_section_path, server_root_relative
 
 ENVVARS_NAME = "envvars"
 DEFAULT_BINARIES = ("apache2", "httpd", "apache")

@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from confmig.load.paths import server_root_relative
+from confmig.apache.paths import server_root_relative
 from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir, GroupFileDir
 from confmig.model.passwords import Verdict, validate
 from confmig.model.round import Round

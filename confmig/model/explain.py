@@ -259,7 +259,7 @@ def note_not_modelled(answer: Answer, workspace: Workspace) -> None:
     """Add to ``answer.unsupported`` the directives in effect that are known to exist but not
     modelled (a loaded third-party module's, or perhaps a loaded unknown module's), and an
     "Invalid command" 500 that such a module may define away
-    (:meth:`~confmig.model.modules.ModuleSet.not_modelled` decides)."""
+    (:meth:`~confmig.apache.modules.ModuleSet.not_modelled` decides)."""
     from confmig.model.target import site_for
 
     modules = site_for(workspace).state.modules

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from confmig.apache.modules import ModuleSet
+from confmig.apache.registry import AllowOverride, overrides_permit, registry
 from confmig.load import LoadedConfig, ReadState, load_htaccess
 from confmig.load.accessfile import check_access_file
 from confmig.model.mapping import StatCache
 from confmig.model.merge import OptsState, SectionBuilder
-from confmig.model.modules import ModuleSet
-from confmig.model.registry import AllowOverride, overrides_permit, registry
 from confmig.model.sections import (
     ConfigSection,
     Permit,

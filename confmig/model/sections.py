@@ -48,7 +48,7 @@ class ConfigSection:
     nonfatal: list[tuple[Node, str]] = field(default_factory=list)
     inherited: tuple[AppliedDirective, ...] = ()  # a vhost's defaults: the main server's
     # A <Directory> written with a relative path: as written (Apache reads it from /, not
-    # ServerRoot: confmig.load.paths), for the explanation to point the trap out.
+    # ServerRoot: confmig.apache.paths), for the explanation to point the trap out.
     relative_path: str = ""
 
     @property

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from confmig.apache.paths import directory_section_path
 from confmig.load import LoadedConfig
-from confmig.load.paths import directory_section_path
 from confmig.model.mapping import AliasEntry, RegexError, compile_config_regex
 from confmig.model.merge import SectionBuilder, merge_configs
 from confmig.model.protocol import DEFAULT_LIMITS, ProtocolLimits

@@ -242,7 +242,7 @@ def daemonised(server: ApacheServer, cwd: str | os.PathLike[str]) -> Iterator[st
 
     A detached Apache does ``chdir("/")`` before it reads its configuration for good, so a
     relative ``<Directory>`` means something else than under ``-D FOREGROUND``
-    (:mod:`confmig.load.paths`).  The configuration must already be written and kept: run
+    (:mod:`confmig.apache.paths`).  The configuration must already be written and kept: run
     ``with server: pass`` first on an ``ApacheServer(..., keep_dir=True)``, and remove
     ``server.conf_path.parent`` afterwards.
     """

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+import confmig.apache.registry as registry_module
 import confmig.convert.httpd.judge as judge_module
-import confmig.model.registry as registry_module
+from confmig.apache.registry import Registry, overrides_permit, registry
 from confmig.convert.httpd.env import assumed_env
 from confmig.convert.httpd.judge import Verdict, judge
 from confmig.convert.httpd.overrides import InForce
 from confmig.convert.httpd.plan import FileStatus, plan_file
 from confmig.convert.httpd.tree import AccessFile
-from confmig.model.registry import Registry, overrides_permit, registry
 from confmig.syntax import Directive, Section
 
 CASES = [

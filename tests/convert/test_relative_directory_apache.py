@@ -1,7 +1,7 @@
 """Where Apache resolves a relative ``<Directory>`` path, asked of a real daemonised Apache.
 
 The converter (confmig/convert/httpd/layout.py), the linter and the request model (all through
-confmig/load/paths.py) assume a relative path means ``/path``: not
+confmig/apache/paths.py) assume a relative path means ``/path``: not
 ServerRoot, not the directory Apache was started from, because a daemonised Apache re-reads
 its configuration after ``chdir("/")``.  This test starts Apache the normal way (``-k start``,
 which detaches) from a third directory and looks at which ``<Directory>`` applied.

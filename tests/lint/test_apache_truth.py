@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from confmig.apache.arity import ARITY, HAND
+from confmig.apache.registry import registry
 from confmig.lint.config import Settings
 from confmig.lint.engine import LintResult, lint_paths, lint_text
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.testing import ApacheCases, HtaccessCase
-from confmig.model.arity import ARITY, HAND
-from confmig.model.registry import registry
 
 pytestmark = pytest.mark.apache
 

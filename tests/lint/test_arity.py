@@ -1,4 +1,4 @@
-"""SYN002's argument-count table (confmig/model/data/arity.json, measured on Apache by
+"""SYN002's argument-count table (confmig/apache/data/arity.json, measured on Apache by
 tools/probe_arity.py): directives beyond the old hand-written table, valid counts, and a
 random sample of the table re-probed on a real Apache."""
 
@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-import confmig.model
-from confmig.lint.testing import ApacheCases, HtaccessCase, finds
-from confmig.model.arity import (
+import confmig.apache
+from confmig.apache.arity import (
     ARITY,
     HAND,
     arity_problem,
     measured,
     measured_meta,
 )
-from confmig.model.registry import registry
+from confmig.apache.registry import registry
+from confmig.lint.testing import ApacheCases, HtaccessCase, finds
 
 _TYPES = {"NO_ARGS", "TAKE1", "TAKE2", "TAKE3", "TAKE12", "TAKE23", "TAKE123", "TAKE13",
           "ITERATE", "ITERATE2", "FLAG", "RAW_ARGS", "unknown"}
@@ -45,7 +45,7 @@ def test_the_table_says_where_it_comes_from() -> None:
 
 
 def test_every_shipped_directive_was_probed() -> None:
-    data = Path(confmig.model.__file__).parent / "data"
+    data = Path(confmig.apache.__file__).parent / "data"
     shipped = {m["name"] for m in json.loads((data / "modules.json").read_text())["modules"]
                if m["available"]}
     names = {e["name"].lower() for e in json.loads((data / "directives.json").read_text())
@@ -197,7 +197,7 @@ SAMPLE_SIZE = 15
 
 
 def _shipped_modules() -> tuple[set[str], list[str]]:
-    data = Path(confmig.model.__file__).parent / "data" / "modules.json"
+    data = Path(confmig.apache.__file__).parent / "data" / "modules.json"
     rows = [r for r in json.loads(data.read_text())["modules"] if r["available"]]
     loadable = [r["shared_object"].removesuffix(".so").removeprefix("mod_") for r in rows
                 if r["shared_object"] and not r["shared_object"].startswith("mod_mpm_")]

@@ -1,5 +1,5 @@
 """The model's directive handlers count arguments with the table measured on Apache
-(confmig/model/data/arity.json via confmig.model.arity), the one lint's SYN002 reads: no
+(confmig/apache/data/arity.json via confmig.apache.arity), the one lint's SYN002 reads: no
 counts of their own.  Where their own counts had differed — a quoted empty word, which
 config.c takes for a missing one (``AuthName ""``) — Apache decides."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from confmig.apache.arity import arity_problem
 from confmig.lint.testing import ApacheCases, HtaccessCase
 from confmig.load import load_config
-from confmig.model.arity import arity_problem
 from confmig.model.evaluate import evaluate
 from confmig.model.merge import SectionBuilder
 from confmig.model.request import Request, RequestHeaders

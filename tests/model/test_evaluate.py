@@ -121,7 +121,7 @@ def test_fixup_vary(value: str, expected: str) -> None:
 
 def test_a_relative_directory_is_read_from_slash_and_the_explanation_says_so(
         tmp_path: Path) -> None:
-    """``<Directory site>`` is ``/site/`` (confmig.load.paths; Apache-checked in
+    """``<Directory site>`` is ``/site/`` (confmig.apache.paths; Apache-checked in
     tests/convert/test_relative_directory_apache.py), not ``<ServerRoot>/site``: its
     ``Require all denied`` does not reach the docroot, and the trace points the trap out."""
     (tmp_path / "site").mkdir()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from confmig.apache.registry import AllowOverride
 from confmig.model.merge import (
     OPT_ALL,
     OPT_INDEXES,
@@ -15,7 +16,6 @@ from confmig.model.merge import (
     merge_configs,
     parse_redirect,
 )
-from confmig.model.registry import AllowOverride
 from confmig.syntax import Directive, parse_text
 
 

@@ -18,10 +18,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from confmig.apache.modules import lookup
 from confmig.convert.httpd.judge import Judgement, Verdict, refused_only_in_htaccess
 from confmig.convert.httpd.plan import FilePlan, FileStatus, mark_dead
 from confmig.convert.httpd.render import Block
-from confmig.model.modules import lookup
 from confmig.servers import ApacheBinary, ApacheServer, ServerError, find_apache, resolve_modules
 from confmig.syntax import Directive, Node, Section
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from confmig.apache.modules import ModuleSet
 from confmig.load import LoadedConfig, ReadState
-from confmig.model.modules import ModuleSet
 from confmig.servers import ALWAYS_ADDED_MODULES, module_short_name
 
 ASSUMED_EXTRA = tuple(f"mod_{name}" for name in ALWAYS_ADDED_MODULES)

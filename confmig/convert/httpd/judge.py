@@ -25,9 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from confmig.apache.registry import DirectiveInfo, overrides_permit, registry
 from confmig.convert.httpd.overrides import InForce, options_problem
 from confmig.model.merge import SectionBuilder
-from confmig.model.registry import DirectiveInfo, overrides_permit, registry
 from confmig.model.sections import SectionCollector
 from confmig.syntax import Directive, Node, Section
 
@@ -87,7 +87,7 @@ def _known(name: str, loaded: ModulePredicate) -> DirectiveInfo | None:
 
 
 def _admitted(info: DirectiveInfo, in_force: InForce) -> bool:
-    """The model's decision (:func:`confmig.model.registry.overrides_permit`), as lint's CTX002
+    """The model's decision (:func:`confmig.apache.registry.overrides_permit`), as lint's CTX002
     and the model's own ``.htaccess`` reader ask it."""
     return overrides_permit(info.name, in_force.allow, in_force.listed_words)
 

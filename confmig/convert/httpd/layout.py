@@ -22,9 +22,9 @@ import fnmatch
 import os
 from dataclasses import dataclass, field
 
+from confmig.apache.paths import directory_section_path, server_root_relative
 from confmig.convert.httpd.overrides import InForce
 from confmig.load import LoadedConfig
-from confmig.load.paths import directory_section_path, server_root_relative
 from confmig.model.site import Site, VirtualServer
 from confmig.model.site_builder import build_site
 from confmig.model.walk import directory_sections
@@ -183,7 +183,7 @@ def resolve_server_path(path: str, server_root: str) -> str:
 
 def resolve_directory(path: str) -> str:
     """A ``<Directory>`` path as Apache resolves it (relative: against ``/``; see
-    :mod:`confmig.load.paths`), without its trailing slash."""
+    :mod:`confmig.apache.paths`), without its trailing slash."""
     return clean(directory_section_path(path))
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from confmig.apache.modules import ModuleSet
 from confmig.convert.httpd.check import CheckOutcome
 from confmig.convert.httpd.judge import ModulePredicate, Verdict
 from confmig.convert.httpd.plan import FilePlan, FileStatus
 from confmig.convert.httpd.text import needs_fnmatch_escape
 from confmig.convert.httpd.tree import Tree
 from confmig.convert.result import ConversionResult, Note, NoteKind
-from confmig.model.modules import ModuleSet
 from confmig.syntax import Directive, Section
 
 _PHP = ("php_value", "php_flag", "php_admin_value", "php_admin_flag")

@@ -1,6 +1,6 @@
 """The AllowOverride / AllowOverrideList in force for one directory's ``.htaccess``.
 
-How one ``AllowOverride`` line reads is :class:`confmig.model.registry.AllowOverride`, and
+How one ``AllowOverride`` line reads is :class:`confmig.apache.registry.AllowOverride`, and
 which ``<Directory>`` sections decide it is the model's directory walk (asked by
 :meth:`confmig.convert.httpd.layout.Layout.in_force`); this module adds which lines of the
 config decided it, for the conversion's notes.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from confmig.apache.registry import AllowOverride, override_list
 from confmig.model.merge.core import read_options
-from confmig.model.registry import AllowOverride, override_list
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ simply replaced by the most specific section that mentions it).  This package mi
 * :func:`merge_configs` (:mod:`.vector`) merges two config vectors with each module's merger.
 """
 
+from confmig.apache.registry import OVERRIDE_CLASSES
 from confmig.model.applied import AppliedDirective
 from confmig.model.merge.access_compat import AccessDir, AllowDeny
 from confmig.model.merge.alias import AliasDir, merge_alias, parse_redirect
@@ -62,7 +63,6 @@ from confmig.model.merge.headers import HeaderAction, HeaderEntry, HeadersDir, m
 from confmig.model.merge.mime import ExtInfo, MimeDir, merge_mime
 from confmig.model.merge.vector import MERGERS, DirConfig, merge_configs
 from confmig.model.netmatch import ip_matches
-from confmig.model.registry import OVERRIDE_CLASSES
 
 __all__ = [
     "AUTHZ_PROVIDERS", "DEFAULT_CHARSET", "MERGERS", "METHODS", "OPTION_BITS", "OPT_ALL",

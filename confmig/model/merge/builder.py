@@ -109,7 +109,7 @@ class SectionBuilder:
         its module an empty config, which for a module that keeps the child's config (no
         merger: mod_access_compat, mod_authn_file; mod_rewrite's rules without Inherit)
         drops the parent's.  Checked on Apache (tests/differential/sites_access.py)."""
-        from confmig.model.registry import registry  # the registry imports the merge package
+        from confmig.apache.registry import registry  # the registry imports the merge package
 
         for info in registry().get_exact(d.name):
             for module in info.modules:

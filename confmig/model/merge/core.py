@@ -9,9 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from confmig.model.mapping import is_url
-from confmig.model.merge.handlers import handles, takes
-from confmig.model.registry import (
+from confmig.apache.registry import (
     OPT_ALL,
     OPT_EXECCGI,
     OPT_INC_WITH_EXEC,
@@ -28,6 +26,8 @@ from confmig.model.registry import (
     AllowOverride,
     override_list,
 )
+from confmig.model.mapping import is_url
+from confmig.model.merge.handlers import handles, takes
 from confmig.model.rewrite.uri import atoi
 from confmig.syntax import Directive
 

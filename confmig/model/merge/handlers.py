@@ -32,9 +32,9 @@ def handles(*names: str) -> Callable[[Handler], Handler]:
 
 def takes(d: Directive) -> str | None:
     """Apache's error for the number of arguments of *d* (its message as measured on Apache:
-    ``confmig.model.arity``, the table lint's SYN002 reads too), or None when Apache takes
+    ``confmig.apache.arity``, the table lint's SYN002 reads too), or None when Apache takes
     them (or only drops some, as a FLAG does)."""
-    from confmig.model.arity import arity_problem  # its table is read on first use
+    from confmig.apache.arity import arity_problem  # its table is read on first use
 
     problem = arity_problem(d.name, d.args)
     return problem[1] if problem is not None and problem[0] == "error" else None

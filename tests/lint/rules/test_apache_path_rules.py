@@ -1,4 +1,4 @@
-"""Lint rules that resolve config paths use Apache's two rules (confmig/load/paths.py):
+"""Lint rules that resolve config paths use Apache's two rules (confmig/apache/paths.py):
 
 * SEC002 takes a relative ``DocumentRoot`` from ServerRoot (``ap_server_root_relative``);
 * SEC006/SEC008 (``root_directory``) see ``<Directory .>``, ``<Directory ..>``,

@@ -1,4 +1,4 @@
-"""CTX002 and CTX007 ask the model (confmig.model.registry) instead of keeping their own
+"""CTX002 and CTX007 ask the model (confmig.apache.registry) instead of keeping their own
 copies, and where the copies had drifted the answer is checked on real Apache:
 
 * CTX007's own list of Options keywords lacked ``RunScripts`` (core.c set_options knows
@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
-import confmig.model.registry as registry_module
+import confmig.apache.registry as registry_module
+from confmig.apache.modules import debian_default_modules
+from confmig.apache.registry import Registry, overrides_permit
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Severity
 from confmig.lint.rules.ctx import ctx002_forbidden_by_allowoverride as ctx002
 from confmig.lint.testing import ApacheCases, HtaccessCase, codes, finds
-from confmig.model.modules import debian_default_modules
-from confmig.model.registry import Registry, overrides_permit
 from confmig.servers import ApacheBinary, default_modules
 
 WSGI = [*sorted(debian_default_modules()), "wsgi_module"]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from confmig.apache.modules import debian_default_modules
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Severity
 from confmig.lint.testing import ApacheCases, HtaccessCase, codes, finds, write_tree
-from confmig.model.modules import debian_default_modules
 from confmig.servers import ApacheBinary, default_modules
 
 DEFAULT = sorted(debian_default_modules())

@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 
+from confmig.apache.registry import overrides_permit
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
-from confmig.model.registry import overrides_permit
 from confmig.syntax import Directive, Section
 
 # The model's decision, asked once per (directive, AllowOverride, AllowOverrideList).

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from confmig.apache.registry import OVERRIDE_CLASSES, override_list
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.model.registry import OVERRIDE_CLASSES, override_list
 from confmig.syntax import Directive, Section
 
 _CLASSES = {c.lower() for c in (*OVERRIDE_CLASSES, "All")}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from confmig.apache.registry import is_option_keyword
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.model.registry import is_option_keyword
 from confmig.syntax import Directive, Section
 
 

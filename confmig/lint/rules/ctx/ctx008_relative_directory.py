@@ -39,10 +39,10 @@ import posixpath
 import re
 from collections.abc import Iterator
 
+from confmig.apache.paths import directory_section_path, server_root_relative
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.load.paths import directory_section_path, server_root_relative
 from confmig.syntax import Directive, Node, Section
 
 _DRIVE = re.compile(r"^[A-Za-z]:[/\\]")

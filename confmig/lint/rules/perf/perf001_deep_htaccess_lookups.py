@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from confmig.apache.paths import server_root_relative
 from confmig.lint.context import FileContext, LintContext, ServerLayout
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.perf.lookups import deepest_directory, lookups, parts
 from confmig.lint.scopes import walk_directives
-from confmig.load.paths import server_root_relative
 from confmig.syntax import Directive, Node
 
 # Report a tree once a request at its bottom costs this many .htaccess open attempts.

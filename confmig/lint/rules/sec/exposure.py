@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import pcre2
 
+from confmig.apache.paths import directory_section_path
 from confmig.lint.scopes import SCOPE_SECTIONS, Scope
-from confmig.load.paths import directory_section_path
 from confmig.model.merge import AuthzDir, AuthzNode, merge_authz
 from confmig.model.rewrite.parse import Condition
 from confmig.model.rewrite.regex import Regex
@@ -179,7 +179,7 @@ def _pattern(section: Section) -> tuple[bool, str]:
 def _directory_level(section: Section, target: Target) -> int | None:
     """The walk level (number of ``/``) at which a non-regex ``<Directory>`` applies to
     ``target``, or None.  Its path is read as Apache reads it (a relative one from ``/``:
-    :func:`~confmig.load.paths.directory_section_path`) and compared with the target's
+    :func:`~confmig.apache.paths.directory_section_path`) and compared with the target's
     directory of the same depth (wildcards: ``apr_fnmatch``, ``*`` stops at ``/``)."""
     path = directory_section_path(_pattern(section)[1])
     level = count_dirs(path)

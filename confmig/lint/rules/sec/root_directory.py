@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from confmig.apache.paths import directory_section_path
 from confmig.lint.context import FileContext
 from confmig.lint.scopes import Scope
-from confmig.load.paths import directory_section_path
 
 
 def root_scopes(ctx: FileContext) -> list[Scope]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
@@ -12,7 +13,6 @@ from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, prot
 from confmig.lint.rules.sec.exposure import _within as within
 from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.load import LoadedConfig
-from confmig.load.paths import server_root_relative
 from confmig.model.evaluate import Evaluation, evaluate, site_for
 from confmig.model.htaccess import AccessFiles
 from confmig.model.mapping import FileKind, StatCache, StatInfo

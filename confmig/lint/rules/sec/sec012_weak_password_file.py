@@ -14,10 +14,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from confmig.apache.paths import server_root_relative
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.load.paths import server_root_relative
 from confmig.model.passwords import scheme
 from confmig.syntax import Directive, Section
 

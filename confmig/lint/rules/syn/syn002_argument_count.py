@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from confmig.apache.arity import ARITY, arity_problem
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
 from confmig.lint.rules.syn.comments import comment_start
-from confmig.model.arity import ARITY, arity_problem
 from confmig.syntax import Directive, Section
 
 

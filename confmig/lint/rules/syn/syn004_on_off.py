@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from confmig.apache.arity import is_flag
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
-from confmig.model.arity import is_flag
 from confmig.syntax import Directive, Section
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from confmig.apache.arity import arity_problem, reads_one_word
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.syn.comments import comment_start
-from confmig.model.arity import arity_problem, reads_one_word
 from confmig.syntax import Directive
 from confmig.syntax.words import split_words
 

@@ -158,7 +158,7 @@ class Registry:
 @cache
 def registry() -> Registry:
     """The registry of Apache 2.4.71's directives and the third-party ones (loaded once)."""
-    data = resources.files("confmig.model") / "data"
+    data = resources.files("confmig.apache") / "data"
     entries: list[dict[str, Any]] = []
     for name in ("directives.json", "third_party.json"):
         entries += json.loads((data / name).read_text(encoding="utf-8"))["directives"]

@@ -123,7 +123,7 @@ def measured_meta() -> dict[str, Any]:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = (resources.files("confmig.model") / "data" / "arity.json").read_text(encoding="utf-8")
+    text = (resources.files("confmig.apache") / "data" / "arity.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return data
 

@@ -39,7 +39,7 @@ from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
-from confmig.model.registry import registry
+from confmig.apache.registry import registry
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +78,7 @@ class ModuleIdentity:
 
 
 def _data(name: str) -> Any:
-    return json.loads((resources.files("confmig.model") / "data" / name)
+    return json.loads((resources.files("confmig.apache") / "data" / name)
                       .read_text(encoding="utf-8"))
 
 
