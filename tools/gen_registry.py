@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate ``confmig/model/data/`` from the manual's facts and from a real Apache.
+"""Regenerate ``confmig/apache/data/`` from the manual's facts and from a real Apache.
 
     python tools/gen_registry.py [--manual PATH] [--apache BINARY] [--skip-probe]
 

@@ -22,7 +22,7 @@ the type:
 (httpd's ``AP_INIT_NO_ARGS`` macro declares RAW_ARGS, so "no arguments" directives such as
 SSLRequireSSL accept any words and come out RAW_ARGS: that is what Apache does.)
 
-Every directive of ``confmig/model/data/directives.json`` whose module Debian ships
+Every directive of ``confmig/apache/data/directives.json`` whose module Debian ships
 (``modules.json``: ``available``) is probed with every shipped module loaded:
 
 * directives allowed in ``.htaccess``: each probe in its own directory's ``.htaccess`` under
@@ -33,7 +33,7 @@ Every directive of ``confmig/model/data/directives.json`` whose module Debian sh
   ``<VirtualHost>``, ``<Location>``, ``<Proxy>`` when Apache says "not allowed here"), under
   the MPMs that define it.
 
-Writes ``confmig/model/data/arity.json`` (``--out``): lower-case name -> ``type`` (one of
+Writes ``confmig/apache/data/arity.json`` (``--out``): lower-case name -> ``type`` (one of
 :data:`TYPES`, ``RAW_ARGS`` also for TAKE_ARGV, or ``unknown``), ``min``, ``max`` (null:
 unbounded), ``message`` (Apache's own error text for a wrong count), ``extra`` (``error`` or
 ``ignored``: what Apache does with words past ``max``), ``via`` (htaccess / config-test) and,
