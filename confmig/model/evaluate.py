@@ -5,7 +5,7 @@ Per round (a request, or an internal redirect of it) — each phase in its own m
 
 0. post_read_request: the server-level SetEnvIf entries (:mod:`~confmig.model.env`);
 1. :mod:`~confmig.model.translate`: the URL is normalised and decoded (400/404 for what Apache
-   refuses); translate: server-context mod_rewrite (:mod:`~confmig.model.rewriting`), then
+   refuses); translate: server-context mod_rewrite (:mod:`~confmig.model.rewrite_hooks`), then
    mod_alias (server ``Redirect*``, ``Alias*``; :mod:`~confmig.model.alias`), then
    DocumentRoot;
 2. :mod:`~confmig.model.storage`: the directory walk (``<Directory>`` + ``.htaccess``),
@@ -59,7 +59,7 @@ from confmig.model.protocol import DEFAULT_LIMITS, refusal
 from confmig.model.request import Request
 from confmig.model.response_headers import check_headers, fixup_vary, response_headers
 from confmig.model.rewrite import RewriteRequest
-from confmig.model.rewriting import apply_forced_type, rewrite_fixup
+from confmig.model.rewrite_hooks import apply_forced_type, rewrite_fixup
 from confmig.model.round import DIR_MAGIC_TYPE, REDIRECT_HANDLER, Round
 from confmig.model.site import Site, VirtualServer
 from confmig.model.storage import location_and_if, map_to_storage
@@ -121,7 +121,7 @@ class Evaluation:
         self.unsupported: list[str] = []
         self.rewrite_ended = False  # [END] stops rewriting for the rest of the request
         self.subreq_depth = 0
-        self.rewrite_base: RewriteRequest | None = None  # see rewriting.rewrite_request
+        self.rewrite_base: RewriteRequest | None = None  # see rewrite_hooks.rewrite_request
         self.rewriting = 0  # rewrite engine calls under way (look-ahead nests them)
         # r->request_time (mod_expires, %{TIME*}): the request's clock if it names one
         self.now = request.clock if request.clock is not None else time.time()

@@ -10,7 +10,7 @@ from confmig.model import limits
 from confmig.model.alias import alias_redirect
 from confmig.model.mapping import APR_PATH_MAX, merge_too_long, try_alias_list, unescape_path
 from confmig.model.merge import AliasDir
-from confmig.model.rewriting import rewrite_request, run_server, server_rules
+from confmig.model.rewrite_hooks import rewrite_request, run_server, server_rules
 from confmig.model.round import Round
 from confmig.model.urlpath import core_translate, normalize_path
 
