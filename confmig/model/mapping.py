@@ -23,6 +23,7 @@ import pcre2
 from confmig.model.request import Request
 from confmig.model.rewrite.regex import Captures, Regex
 from confmig.model.rewrite.uri import escape_uri, unescape_url
+from confmig.model.urlpath import url_base
 from confmig.syntax import Directive
 
 FileKind = Literal["file", "dir", "link", "other"]
@@ -88,13 +89,9 @@ def server_url_base(request: Request, server_name: str, default_host: str | None
     ``UseCanonicalName Off``: the Host header's name, and :func:`server_port` for the server's
     *name_port* (None: not known, the connection's port stands in for it)."""
     host = request.host or default_host or server_name
-    if ":" in host:
-        host = f"[{host}]"
     port = (request.host_port or request.port if name_port is None
             else server_port(request, name_port))
-    default = 443 if request.https else 80
-    suffix = "" if port == default else f":{port}"
-    return f"{request.scheme}://{host}{suffix}"
+    return url_base(request.https, host, port)
 
 
 APR_PATH_MAX = 4096  # PATH_MAX on Linux

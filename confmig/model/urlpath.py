@@ -7,6 +7,8 @@ model (mod_rewrite's engine, the request model and the mapping phase import them
 * :func:`core_translate` — ``ap_core_translate``: DocumentRoot + URL-path through
   ``apr_filepath_merge(..., APR_FILEPATH_SECUREROOT)``, which mod_rewrite also calls for a
   server-context rewrite to a URL-path.
+* :func:`url_base` — ``ap_construct_url`` without the path: ``scheme://host[:port]``, for the
+  redirects of mod_alias, mod_dir and mod_rewrite alike.
 """
 
 from __future__ import annotations
@@ -89,3 +91,15 @@ def core_translate(document_root: str, uri: str) -> str | None:
         elif seg != ".":
             parts.append(seg)
     return root + "/" + "/".join(parts) if parts or path else root + "/"
+
+
+def url_base(https: bool, host: str, port: int) -> str:
+    """``ap_construct_url`` without the path: ``scheme://host[:port]``.  An IPv6 *host* is put
+    in brackets (``ap_get_server_name_for_url``); the port is left out when it is the scheme's
+    default (``ap_default_port``).  Choosing *host* and *port* (``UseCanonicalName``) is the
+    caller's job."""
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    scheme = "https" if https else "http"
+    suffix = "" if port == (443 if https else 80) else f":{port}"
+    return f"{scheme}://{host}{suffix}"

@@ -14,7 +14,7 @@ from confmig.model.mapping import (
 )
 from confmig.model.request import Request, RequestError, parse_header_option, split_host
 from confmig.model.rewrite.regex import Regex
-from confmig.model.urlpath import normalize_path
+from confmig.model.urlpath import normalize_path, url_base
 
 
 @pytest.mark.parametrize(("raw", "expected"), [
@@ -86,6 +86,18 @@ def test_server_url_base_omits_the_default_port() -> None:
     assert server_url_base(Request.from_url("http://a.example/x"), "srv") == "http://a.example"
     req = Request.from_url("/x", headers={"Host": "b.example"}, port=8080)
     assert server_url_base(req, "srv") == "http://b.example:8080"
+
+
+@pytest.mark.parametrize(("https", "host", "port", "expected"), [
+    (False, "a.example", 80, "http://a.example"),
+    (True, "a.example", 443, "https://a.example"),
+    (True, "a.example", 80, "https://a.example:80"),
+    (False, "::1", 8080, "http://[::1]:8080"),
+    (False, "[::1]", 80, "http://[::1]"),
+])
+def test_url_base_is_ap_construct_url(https: bool, host: str, port: int, expected: str) -> None:
+    """One function builds ``scheme://host[:port]`` for mod_alias, mod_dir and mod_rewrite."""
+    assert url_base(https, host, port) == expected
 
 
 def test_request_from_url_parts() -> None:

@@ -27,6 +27,7 @@ from confmig.model.rewrite.uri import (
     is_absolute_uri,
 )
 from confmig.model.rewrite.variables import lookup_variable
+from confmig.model.urlpath import url_base
 
 # rule_return_type
 _NOMATCH, _MATCH, _NOSUB, _STATUS_SET = 0, 1, 2, 3
@@ -466,9 +467,9 @@ def _fully_qualify(st: EvalState) -> None:
     req = st.request
     if req.method == "CONNECT" or is_absolute_uri(st.filename)[0]:
         return
-    port = "" if req.port == default_port(req) else f":{req.port}"
     slash = "" if st.filename.startswith("/") else "/"
-    st.filename = f"{req.scheme}://{req.server_name_for_url}{port}{slash}{st.filename}"
+    st.filename = url_base(req.https, req.host or req.server_name, req.port) + slash + \
+        st.filename
 
 
 def matches_request_vhost(req: RewriteRequest, host: str, port: int) -> bool:
