@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confmig.convert.flask import convert_docroot
-from confmig.convert.httpd.env import assumed_env
+from confmig.convert.httpd import assumed_env
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import (
     ApacheBinary,

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from confmig.convert.httpd.env import assumed_env
+from confmig.convert.httpd import assumed_env
 from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import ApacheBinary, NginxServer, find_apache, find_nginx, free_port
@@ -89,10 +89,12 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     """Every <VirtualHost>: the user's configuration made runnable privately (as
     ``verify --to httpd --config`` does) against one nginx with a server per virtual host,
     all listening on the port the test nginx gets."""
-    from confmig.convert.httpd import original_text
-    from confmig.convert.httpd.check import available_modules
-    from confmig.convert.httpd.env import config_env
-    from confmig.convert.httpd.fragment import load_server_config
+    from confmig.convert.httpd import (
+        available_modules,
+        config_env,
+        load_server_config,
+        original_text,
+    )
     from confmig.convert.result import ConvertError
     from confmig.verify.runconfig import runnable
     from confmig.verify.session import Setup
