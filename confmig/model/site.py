@@ -116,13 +116,15 @@ class Site:
     """A whole server configuration ready for requests (see the module docstring)."""
 
     def __init__(self, main: VirtualServer, vhosts: list[VirtualServer], state: ReadState,
-                 types: dict[str, str], errors: list[tuple[Node, str]] | None = None) -> None:
+                 types: dict[str, str], errors: list[tuple[Node, str]] | None = None,
+                 filesystem: StatCache | None = None) -> None:
         self.main = main
         self.vhosts = vhosts
         self.state = state
         self.types = types
         self.errors = errors or []
-        self.stat = StatCache()
+        # What requests see on disk: the real one (cached), or e.g. model.listed_files.
+        self.stat = filesystem if filesystem is not None else StatCache()
         self.access_files = AccessFiles(self.stat, state)
         self._merged: dict[tuple[int, ...], DirConfig] = {}
         # What the evaluation works out once (config results keyed by id() of a merged config,

@@ -14,7 +14,7 @@ from typing import Any
 
 from confmig.apache.paths import directory_section_path
 from confmig.load import LoadedConfig
-from confmig.model.mapping import AliasEntry, RegexError, compile_config_regex
+from confmig.model.mapping import AliasEntry, RegexError, StatCache, compile_config_regex
 from confmig.model.merge import SectionBuilder, merge_configs
 from confmig.model.protocol import DEFAULT_LIMITS, ProtocolLimits
 from confmig.model.rewrite import RewriteConfig, server_dir_defaults
@@ -36,8 +36,9 @@ DEFAULT_TYPES_CONFIG = "/etc/mime.types"
 class _SiteBuilder:
     """One pass over a loaded configuration, collecting its errors."""
 
-    def __init__(self, loaded: LoadedConfig) -> None:
+    def __init__(self, loaded: LoadedConfig, filesystem: StatCache | None) -> None:
         self.loaded = loaded
+        self.filesystem = filesystem
         self.state = loaded.state
         self.server_root = str(self.state.server_root)
         self.errors: list[tuple[Node, str]] = []
@@ -52,7 +53,7 @@ class _SiteBuilder:
                   for index, node in enumerate(self.loaded.nodes)
                   if isinstance(node, Section) and node.lname == "virtualhost"]
         types = load_types(self.types_config or DEFAULT_TYPES_CONFIG, self.server_root)
-        return Site(main, vhosts, self.state, types, self.errors)
+        return Site(main, vhosts, self.state, types, self.errors, self.filesystem)
 
     def main_port_before(self, index: int) -> int:
         """The main server's ``s->port`` when the ``<VirtualHost>`` at *index* is read
@@ -312,7 +313,8 @@ _LIMIT_NAMES = {"limitrequestline": "request_line", "limitrequestfieldsize": "fi
                 "limitrequestfields": "fields"}
 
 
-def build_site(loaded: LoadedConfig) -> Site:
-    """Turn a loaded server configuration into a :class:`Site`."""
-    return _SiteBuilder(loaded).build()
+def build_site(loaded: LoadedConfig, filesystem: StatCache | None = None) -> Site:
+    """Turn a loaded server configuration into a :class:`Site` whose requests see
+    ``filesystem`` (default: the disk, through a :class:`StatCache`)."""
+    return _SiteBuilder(loaded, filesystem).build()
 

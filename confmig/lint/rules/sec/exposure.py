@@ -95,7 +95,7 @@ def samples(root: str) -> list[Target]:
     return [Target(u, base + u, s) for u, s in zip(urls, shown, strict=True)]
 
 
-def _within(path: str, directory: str) -> bool:
+def within(path: str, directory: str) -> bool:
     directory = directory.rstrip("/")
     return path == directory or path.startswith(directory + "/") or directory == ""
 
@@ -267,7 +267,7 @@ def _layers(target: Target, access: Iterable[tuple[str, list[Scope]]],
             keyed.append((key, scope))
     index = len(server)
     for directory, file_scopes in access:
-        if not _within(target.directory, directory):
+        if not within(target.directory, directory):
             continue
         level = count_dirs(directory.rstrip("/") + "/")
         for scope in file_scopes:
@@ -349,7 +349,7 @@ def protected(target: Target, access: Iterable[tuple[str, list[Scope]]],
                 _redirect_denies(scope, target) or _rewrite_denies(scope, target.url, target)):
             return True
     for directory, file_scopes in access:
-        if not _within(target.directory, directory):
+        if not within(target.directory, directory):
             continue
         rel = os.path.relpath(target.path, directory).replace(os.sep, "/")
         for scope in file_scopes:

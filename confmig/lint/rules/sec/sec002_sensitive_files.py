@@ -9,13 +9,18 @@ from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, protected, samples
-from confmig.lint.rules.sec.exposure import _within as within
+from confmig.lint.rules.sec.exposure import (
+    Target,
+    describe,
+    find_exposed,
+    protected,
+    samples,
+    within,
+)
 from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.load import LoadedConfig
 from confmig.model.evaluate import Evaluation, evaluate, site_for
-from confmig.model.htaccess import AccessFiles
-from confmig.model.mapping import FileKind, StatCache, StatInfo
+from confmig.model.listed_files import ListedFiles
 from confmig.model.request import Request
 from confmig.model.site import Site, VirtualServer
 from confmig.model.site_builder import build_site
@@ -142,31 +147,6 @@ def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
             if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
 
 
-class _Only(StatCache):
-    """A filesystem holding nothing but ``files`` and their directories, for the request
-    model: the samples of a DocumentRoot we cannot look into (it may not even exist here),
-    with no .htaccess, symlink or other file that the machine running the linter has."""
-
-    def __init__(self, files: list[str]) -> None:
-        super().__init__()
-        self.files = {os.path.normpath(f) for f in files}
-        self.dirs = {"/"}
-        for f in self.files:
-            parent = os.path.dirname(f)
-            while parent not in self.dirs:
-                self.dirs.add(parent)
-                parent = os.path.dirname(parent)
-
-    def lstat(self, path: str) -> StatInfo | None:
-        path = os.path.normpath(path) if path else path
-        kind: FileKind | None = ("file" if path in self.files else
-                                 "dir" if path in self.dirs else None)
-        return None if kind is None else StatInfo(kind, kind, 0, 0, 1, 0.0)
-
-    def is_executable(self, path: str) -> bool:
-        return False
-
-
 def _holes(targets: list[Target], open_: list[Target]) -> list[Target]:
     """``open_`` when some of the usual suspects are denied and others not; nothing when none
     or all are open (a lone file that denies nothing may well be protected elsewhere)."""
@@ -176,20 +156,21 @@ def _holes(targets: list[Target], open_: list[Target]) -> list[Target]:
 def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
     """For the main server and each ``<VirtualHost>`` serving the same DocumentRoot, the
     targets whose own content Apache sends (2xx with that file), asked of the request model
-    over a filesystem holding just them (:class:`_Only`): the server config's sections
+    over a filesystem holding just them (:class:`ListedFiles`): the server config's sections
     merged as Apache merges them (``<Directory /> Require all denied`` then ``<Directory
     /var/www> Require all granted`` grants), rewrite rules, redirects, ``<If>``…"""
-    site = _only(build_site(config), [t.path for t in targets])
+    site = build_site(config, ListedFiles(t.path for t in targets))
     root = site.main.document_root
     servers = [site.main, *(v for v in site.vhosts if v.document_root == root)]
     return [[t for t in targets if _sends(site, server, t)] for server in servers]
 
 
-def _only(site: Site, files: list[str]) -> Site:
-    """*site* over a filesystem holding just *files* (:class:`_Only`)."""
-    site.stat = fs = _Only(files)
-    site.access_files = AccessFiles(fs, site.state)
-    return site
+def _own_roots(site: Site, main_checked: bool) -> list[VirtualServer]:
+    """The vhosts that set a DocumentRoot of their own (less those serving the main server's
+    root when :func:`_sent` checks that one)."""
+    return [vhost for vhost in site.vhosts
+            if _own_document_root(vhost) is not None
+            and not (main_checked and vhost.document_root == site.main.document_root)]
 
 
 def _own_document_root(server: VirtualServer) -> Directive | None:
@@ -210,17 +191,17 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
                and any(d.lname == "documentroot" for d, _ in walk_directives(node.children))
                for node in config.nodes):
         return
-    site = build_site(config)
-    groups: dict[str, list[tuple[VirtualServer, Directive]]] = {}
-    for vhost in site.vhosts:
-        own = _own_document_root(vhost)
-        if own is None or (main_checked and vhost.document_root == site.main.document_root):
-            continue
-        groups.setdefault(vhost.document_root, []).append((vhost, own))
-    if not groups:
+    roots = {vhost.document_root for vhost in _own_roots(build_site(config), main_checked)}
+    if not roots:
         return
-    targets = {root: samples(root) for root in groups}
-    _only(site, [t.path for ts in targets.values() for t in ts])
+    targets = {root: samples(root) for root in sorted(roots)}
+    # The configuration's servers over a filesystem of just the samples.
+    site = build_site(config, ListedFiles(t.path for ts in targets.values() for t in ts))
+    groups: dict[str, list[tuple[VirtualServer, Directive]]] = {}
+    for vhost in _own_roots(site, main_checked):
+        own = _own_document_root(vhost)
+        assert own is not None
+        groups.setdefault(vhost.document_root, []).append((vhost, own))
     for root, servers in groups.items():
         holes: set[Target] = set()
         anchor: Directive | None = None
