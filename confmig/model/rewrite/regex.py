@@ -43,19 +43,6 @@ class UnsupportedEscape(ValueError):
 
 RegexError = (pcre2.PatternError, UnsupportedEscape)
 
-# pcre2's public ``Pattern.search`` spends ~1.5 µs in Python wrappers per call; matching through
-# the binding's own compiled-code entry points is five times faster.  Used only when present
-# and self-checked at import; otherwise the public API is used.
-try:
-    from pcre2 import _cy as _pcre2_cy
-
-    _cy_match = _pcre2_cy.match
-    _cy_group = _pcre2_cy.match_substring_bynumber
-    _CTX = pcre2._EMPTY_MATCH_CONTEXT
-except (ImportError, AttributeError):  # pragma: no cover - other pcre2 versions
-    _cy_match = _cy_group = _CTX = None
-
-
 def to_bytes(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
@@ -71,7 +58,7 @@ class Captures:
 
     def __init__(self, match: object, subject: bytes, count: int,
                  groups: list[str] | None = None) -> None:
-        self._match = match  # a pcre2.Match, or the binding's match data (fast path)
+        self._match = match  # a pcre2.Match (None when the groups are given)
         self._subject = subject
         self._count = count  # groups including $0, at most MAX_REG_MATCH
         self._groups = groups
@@ -81,10 +68,8 @@ class Captures:
         groups = self._groups
         if groups is None:
             m = self._match
-            if isinstance(m, pcre2.Match):
-                raw = [m.group(i) for i in range(self._count)]
-            else:
-                raw = [_cy_group(m, self._subject, i) for i in range(self._count)]
+            # one call for every group: ``Match.group(0, 1, …)`` returns a tuple
+            raw = m.group(*range(self._count)) if self._count > 1 else (m.group(0),)
             groups = self._groups = [from_bytes(g) if g else "" for g in raw]
         return groups[n] if n < len(groups) else ""
 
@@ -165,27 +150,16 @@ class Regex:
                 return Captures(None, b"", groups, [g0] * groups)
             return anything
         count = self._groups
-        if _FAST:
-            code = self._pattern._pcre2_code
+        pattern_search = self._pattern.search
 
-            def search(subject: str) -> Captures | None:
-                data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
-                try:
-                    m = _cy_match(code, data, len(data), 0, _CTX, 0)[0]
-                except pcre2.LibraryError as exc:
-                    return self._gave_up(subject, exc)
-                return Captures(m, data, count) if m is not None else None
-            return search
-        pattern = self._pattern
-
-        def public_search(subject: str) -> Captures | None:
-            data = subject.encode("utf-8", "surrogateescape")
+        def search(subject: str) -> Captures | None:
+            data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
             try:
-                m = pattern.search(data)
+                m = pattern_search(data)
             except pcre2.LibraryError as exc:
                 return self._gave_up(subject, exc)
             return Captures(m, data, count) if m is not None else None
-        return public_search
+        return search
 
     def _gave_up(self, subject: str, exc: pcre2.LibraryError) -> None:
         """PCRE2 stopped (match, depth or heap limit): ``ap_regexec`` returns an error code,
@@ -273,19 +247,3 @@ def compile_error(source: str, nocase: bool = False) -> str | None:
     except RegexError as exc:
         return str(exc)
     return None
-
-
-def _fast_path_works() -> bool:
-    if _cy_match is None:
-        return False
-    try:
-        p = pcre2.compile(b"^(a)(x)?(b+)$", _DEFAULT_FLAGS, jit=False)
-        m = _cy_match(p._pcre2_code, b"abb", 3, 0, _CTX, 0)[0]
-        miss = _cy_match(p._pcre2_code, b"zz", 2, 0, _CTX, 0)[0]
-        return (miss is None and m is not None
-                and [_cy_group(m, b"abb", i) for i in range(4)] == [b"abb", b"a", None, b"bb"])
-    except Exception:  # pragma: no cover - defensive against binding changes
-        return False
-
-
-_FAST = _fast_path_works()
