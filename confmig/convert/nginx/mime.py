@@ -1,12 +1,13 @@
 """Content types: nginx's ``mime.types`` with Apache's differences for the site's files,
-``types { }`` blocks, and ``AddCharset`` as ``charset``/``charset_types``."""
+``types { }`` blocks, and ``AddCharset`` as a type with its charset (``"text/plain;
+charset=utf-8" bar;``)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from confmig.convert.nginx.headers import Note
+from confmig.convert.nginx.rewrite import q
 from confmig.model.plan import Settings, SitePlan, Source
 
 NGINX_MIME_TYPES = "/etc/nginx/mime.types"
@@ -51,7 +52,8 @@ class TypeTable:
             by_type.setdefault(mime, []).append(ext)
         lines = ["types {"]
         for mime in sorted(by_type):
-            lines.append(f"    {mime} {' '.join(by_type[mime])};")
+            name = q(mime) if any(c in mime for c in " ;\"'{}") else mime
+            lines.append(f"    {name} {' '.join(by_type[mime])};")
         lines.append("}")
         return lines
 
@@ -91,31 +93,13 @@ class TypeTable:
     def apache_type(self, settings: Settings, ext: str) -> str | None:
         return dict(settings.types).get(ext, self.plan.types_config.get(ext))
 
-    def charset_lines(self, settings: Settings, note: Note) -> list[str]:
-        """``AddCharset`` as nginx's ``charset`` + ``charset_types``, which work by type:
-        exact when one charset is used, text/html and text/plain get it too (nginx always
-        includes text/html; AddDefaultCharset gives both), and every file of the site with
-        one of those types has one of the listed extensions.  Otherwise a note."""
-        if not settings.charsets:
-            return []
-        charsets = {c.lower() for _, c in settings.charsets}
-        (charset,) = charsets if len(charsets) == 1 else (None,)
-        exts = {ext for ext, _ in settings.charsets}
-        types = {t for t in (self.apache_type(settings, e) for e in exts) if t}
-        why = ""
-        if charset is None:
-            why = "more than one charset"
-        elif (settings.default_charset or "").lower() != charset:
-            why = "nginx would also add it to text/html, which Apache leaves alone here"
-        else:
-            others = sorted(e for e in self.tree_exts - exts
-                            if self.apache_type(settings, e) in types)
-            if others:
-                why = "files of the same type without it: " + ", ".join(f".{e}" for e in others)
-        if why:
-            note(None, "AddCharset", f"{', '.join(sorted('.' + e for e in exts))}: "
-                                           f"per-extension charsets not translated ({why})")
-            return []
-        listed = sorted(types - {"text/html"} | {"text/plain"})
-        return [f"# AddDefaultCharset + AddCharset {charset}: by type in nginx",
-                f"charset {settings.default_charset};", f"charset_types {' '.join(listed)};"]
+    def charset_entries(self, settings: Settings) -> list[tuple[str, str]]:
+        """``AddCharset`` per extension, exactly: the ``types { }`` entries that give each
+        extension the Content-Type Apache sends, charset included (the plan's
+        ``charset_types``).  nginx's ``charset`` module then leaves such a type alone — it
+        only adds a charset to a type listed in ``charset_types`` as it is, parameters and
+        all — so ``AddDefaultCharset`` (nginx's ``charset``) still applies to the rest, as
+        in Apache."""
+        if settings.force_type:
+            return []  # ForceType replaces the type, AddCharset's charset with it
+        return list(settings.charset_types)

@@ -412,10 +412,15 @@ class Renderer:
             lines.append(f"error_page {code} {q(target)};  # {source}")
         if settings.force_type:
             lines += ["# ForceType", "types { }", f"default_type {settings.force_type};"]
-        elif any(self.types.server_type(ext) != mime for ext, mime in settings.types):
-            lines += ["# AddType (nginx's types { } replaces the inherited map: all of it "
-                      "again)", *self.types.block(list(settings.types))]
-        charset_lines = self.types.charset_lines(settings, self._scope_note(scope))
+        else:
+            typed = dict(settings.types)
+            typed.update(self.types.charset_entries(settings))
+            if any(self.types.server_type(ext) != mime for ext, mime in typed.items()):
+                what = "AddType" if settings.types else ""
+                if settings.charset_types:
+                    what += (" + " if what else "") + "AddCharset (the charset in the type)"
+                lines += [f"# {what} (nginx's types {{ }} replaces the inherited map: all of "
+                          "it again)", *self.types.block(sorted(typed.items()))]
         for ext, handler in settings.handlers:
             self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
                                            "(the file is served as it is)", scope.directory,
@@ -423,10 +428,7 @@ class Renderer:
         if settings.handler:
             self._note(None, "SetHandler", f"{settings.handler}: not translated",
                        scope.directory)
-        if charset_lines:
-            self.uses_charset = True
-            lines += charset_lines
-        elif settings.default_charset:
+        if settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
         lines += expires_lines(settings, self.http, self._scope_note(scope))

@@ -20,7 +20,8 @@ from pathlib import Path
 from confmig.load import Workspace, load_path
 from confmig.model.access import access_status
 from confmig.model.evaluate import Evaluation
-from confmig.model.merge import OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, DirConfig
+from confmig.model.merge import OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, DirConfig, MimeDir
+from confmig.model.mime import mime_type
 from confmig.model.plan.types import (
     Access,
     Expires,
@@ -111,7 +112,8 @@ def _plan_server(workspace: Workspace, site: Site, server: VirtualServer,
     plan = SitePlan(document_root, server.name, tuple(server.aliases), [], dict(site.types),
                     label=server.label)
     for directory in directories:
-        plan.scopes.append(_scope(site, server, document_root, directory, plan.notes))
+        plan.scopes.append(_scope(site, server, document_root, directory, plan.notes,
+                                  set(directories)))
     return plan
 
 
@@ -156,7 +158,7 @@ def _url_of(directory: str, document_root: str) -> str | None:
 
 
 def _scope(site: Site, server: VirtualServer, document_root: str, directory: str,
-           notes: list[PlanNote]) -> Scope:
+           notes: list[PlanNote], scope_dirs: set[str] | None = None) -> Scope:
     url = _url_of(directory, document_root) or "/"
     walk = directory_walk(site, server, directory + "/")
     sections = [server.defaults, *walk.sections]
@@ -175,6 +177,9 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
                                       f"ignored by Apache ({message.strip()})", directory,
                                       changes_behaviour=False))
     settings = _settings(site, server, config, url, document_root, directory, notes)
+    if settings.charset_types and not settings.force_type:
+        _note_multi_extension_charsets(site, server, config.get("mime"), directory,
+                                       scope_dirs or {directory}, notes)
     ifs = _if_sections(config["core"].ifs)
     if ifs:
         settings = _with_ifs(settings, ifs, directory, notes)
@@ -225,9 +230,73 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
         handler=core.handler if core.handler != "none" else None,
         default_charset=charset[1] if charset is not None and charset[0] else None,
         types=tuple(sorted(types.items())), charsets=tuple(sorted(charsets.items())),
+        charset_types=_charset_types(site, server, mime, charsets),
         handlers=tuple(sorted(handlers.items())),
         expires=_expires(config),
     )
+
+
+def _type_of(site: Site, server: VirtualServer, mime: MimeDir | None,
+             name: str) -> str | None:
+    """The model's Content-Type (mod_mime's ``find_ct``, AddCharset included) of a file
+    called *name*."""
+    evaluation = Evaluation(site, server, Request(target="/"), trace=False)
+    return mime_type(evaluation, mime, "/" + name)[0]
+
+
+def _charset_types(site: Site, server: VirtualServer, mime: MimeDir | None,
+                   charsets: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """For each extension ``AddCharset`` names, the Content-Type Apache sends for a file
+    whose only extension it is (``text/plain; charset=utf-8``); none when Apache gives
+    such a file no type (then there is no charset either)."""
+    out = []
+    for ext in sorted(charsets):
+        ctype = _type_of(site, server, mime, f"x.{ext}")
+        if ctype is not None:
+            out.append((ext, ctype))
+    return tuple(out)
+
+
+MAX_CHARSET_FILES = 5000  # files of a scope looked at for several extensions
+
+
+def _note_multi_extension_charsets(site: Site, server: VirtualServer, mime: MimeDir | None,
+                                   directory: str, scope_dirs: set[str],
+                                   notes: list[PlanNote]) -> None:
+    """mod_mime reads every extension after the base name (``a.bar.gz`` takes ``.bar``'s
+    charset); a target that types a file by its last extension only would differ.  A note
+    for each file of the scope (its directory and the ones below without configuration of
+    their own) whose charset is not the one its last extension alone gives."""
+    seen = 0
+    differing: list[str] = []
+    for current, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if os.path.join(current, d) not in scope_dirs)
+        for name in sorted(files):
+            seen += 1
+            if seen > MAX_CHARSET_FILES:
+                break
+            stripped = name.lstrip(".")
+            if stripped.count(".") < 2:
+                continue
+            full = _type_of(site, server, mime, name)
+            alone = _type_of(site, server, mime, "x." + stripped.rsplit(".", 1)[1])
+            if _charset_of(full) != _charset_of(alone):
+                differing.append(os.path.relpath(os.path.join(current, name), directory))
+    if differing:
+        shown = ", ".join(differing[:3]) + (f" and {len(differing) - 3} more"
+                                            if len(differing) > 3 else "")
+        notes.append(PlanNote(Source(directory, 0), "AddCharset",
+                              f"{shown}: Apache takes the charset from an extension before "
+                              "the last one; by the last extension alone it differs",
+                              directory))
+
+
+def _charset_of(ctype: str | None) -> str | None:
+    for param in (ctype or "").split(";")[1:]:
+        name, _, value = param.strip().partition("=")
+        if name.lower() == "charset":
+            return value
+    return None
 
 
 def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> Access:

@@ -91,7 +91,8 @@ def _settings(s: Settings) -> dict[str, Any]:
                      "source": _src(h.source)} for h in s.headers],
         "force_type": s.force_type, "handler": s.handler,
         "default_charset": s.default_charset, "types": dict(s.types),
-        "charsets": dict(s.charsets), "handlers": dict(s.handlers),
+        "charsets": dict(s.charsets), "charset_types": dict(s.charset_types),
+        "handlers": dict(s.handlers),
         "expires": None if s.expires is None else {
             "default": s.expires.default, "by_type": dict(s.expires.by_type)},
     }

@@ -129,6 +129,9 @@ class Settings:
     default_charset: str | None = None  # AddDefaultCharset in force (None: off)
     types: tuple[tuple[str, str], ...] = ()  # AddType: (extension, type), sorted
     charsets: tuple[tuple[str, str], ...] = ()  # AddCharset
+    #: (extension, Content-Type) for each AddCharset extension: what Apache sends for a
+    #: file whose only extension it is, charset included (the model's mod_mime)
+    charset_types: tuple[tuple[str, str], ...] = ()
     handlers: tuple[tuple[str, str], ...] = ()  # AddHandler
     expires: Expires | None = None
 
