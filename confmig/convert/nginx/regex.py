@@ -11,11 +11,17 @@ offsets in the same order, and every ``^`` of *P* (the start of the stripped str
 a look-behind for the prefix.  Group numbers are unchanged (only non-capturing groups are
 added).  :func:`basename` does the same for ``<Files>``/``<FilesMatch>``, which Apache
 matches against the last path component.
+
+The pattern is cut by the walk shared with the Flask target
+(:mod:`confmig.convert.pcre_pattern`): only its anchors outside character classes are
+rewritten here.
 """
 
 from __future__ import annotations
 
 import re
+
+from confmig.convert.pcre_pattern import PatternError, pieces
 
 _MULTILINE = re.compile(r"\(\?[a-zA-Z]*m[a-zA-Z-]*[:)]")
 
@@ -36,55 +42,26 @@ def _scan_counting(pattern: str, anchor: str) -> tuple[str, int, bool]:
     if _MULTILINE.search(pattern):
         raise Untranslatable("multi-line mode changes ^ and $")
     out: list[str] = []
-    i, n = 0, len(pattern)
-    in_class = False
-    anchors = depth = 0
+    anchors = 0
     top_alternation = False
-    while i < n:
-        ch = pattern[i]
-        if ch == "\\":
-            nxt = pattern[i + 1:i + 2]
-            if nxt in ("A", "G", "K", "Q"):
-                raise Untranslatable(f"\\{nxt} in a pattern")
-            out.append(pattern[i:i + 2])
-            i += 2
-            continue
-        if in_class:
-            if ch == "]":
-                in_class = False
-            out.append(ch)
-            i += 1
-            continue
-        if ch == "[":
-            in_class = True
-            out.append(ch)
-            i += 1
-            # a ']' right after '[' or '[^' is a literal
-            if pattern[i:i + 1] == "^":
-                out.append("^")
-                i += 1
-            if pattern[i:i + 1] == "]":
-                out.append("]")
-                i += 1
-            continue
-        if ch == "(" and pattern[i + 1:i + 4] in ("?<=", "?<!"):
-            raise Untranslatable("a look-behind would see the directory prefix")
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            top_alternation = True
-        if ch == "^":
-            anchors += 1
-            out.append(anchor)
-        elif ch == "$":
-            out.append(r"\z")
-        else:
-            out.append(ch)
-        i += 1
-    if in_class:
-        raise Untranslatable("unterminated character class")
+    try:
+        for piece in pieces(pattern):
+            kind, text = piece.kind, piece.text
+            if kind == "escape" and text[1:] in ("A", "G", "K", "Q"):
+                raise Untranslatable(f"{text} in a pattern")
+            if kind == "group" and pattern[piece.pos + 1:piece.pos + 4] in ("?<=", "?<!"):
+                raise Untranslatable("a look-behind would see the directory prefix")
+            if kind == "bar" and piece.depth == 0:
+                top_alternation = True
+            if kind == "start":
+                anchors += 1
+                out.append(anchor)
+            elif kind == "end":
+                out.append(r"\z")
+            else:
+                out.append(text)
+    except PatternError as exc:
+        raise Untranslatable(str(exc)) from exc
     return "".join(out), anchors, top_alternation
 
 
