@@ -8,6 +8,7 @@ prefixes the operator).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +35,9 @@ class ReadState:
     modules: ModuleSet = field(default_factory=ModuleSet.debian_default)
     version: tuple[int, int, int] = DEFAULT_VERSION
     server_root: Path = field(default_factory=Path.cwd)
+    # The process environment ``${NAME}`` is read from (``load_config`` sets the server's,
+    # envvars included, and the server's .htaccess files read it too); None: this process's.
+    environ: Mapping[str, str] | None = None
 
 
 def evaluate(lname: str, args_text: str, args: list[str], state: ReadState) -> bool:

@@ -23,7 +23,7 @@ from confmig.load.conditions import (
     evaluate,
 )
 from confmig.load.includes import IncludeError, expand_include
-from confmig.load.variables import ExpansionTooLong, resolve_vars
+from confmig.load.variables import ExpansionTooLong, resolve_vars, server_environ
 from confmig.syntax import (
     ConfigFile,
     Directive,
@@ -291,13 +291,19 @@ def load_config(
     """Load a server configuration file and everything it includes.
 
     ServerRoot (for relative Include paths) is the directory of ``path`` until a
-    ``ServerRoot`` directive says otherwise.  ``defines`` are ``-D`` names.
+    ``ServerRoot`` directive says otherwise.  ``defines`` are ``-D`` names.  ``${NAME}`` is
+    read from *environ*, else the state's, else the environment Apache would start with
+    (:func:`~confmig.load.variables.server_environ`: Debian's ``envvars`` applied); the
+    state keeps it for the ``.htaccess`` files read under this configuration.
     """
     path = Path(path)
     state = state or ReadState(server_root=path.resolve().parent)
     state.defines |= defines or set()
+    if environ is None:
+        environ = state.environ if state.environ is not None else server_environ(path)
+    state.environ = environ
     result = LoadedConfig(main=str(path), state=state)
-    reader = _Reader(result, os.environ if environ is None else environ, htaccess=False)
+    reader = _Reader(result, environ, htaccess=False)
     if not path.is_file():
         refused = regular_file_error(path)
         result.errors.append(ParseError(str(path), 0, 0, refused or "configuration file not found"))
@@ -315,7 +321,9 @@ def load_htaccess(
     """Load one ``.htaccess`` file: conditionals and ${VAR} as the server would, no Include."""
     state = state or ReadState()
     result = LoadedConfig(main=str(path), state=state)
-    reader = _Reader(result, os.environ if environ is None else environ, htaccess=True)
+    if environ is None:
+        environ = state.environ if state.environ is not None else os.environ
+    reader = _Reader(result, environ, htaccess=True)
     config = parse_file(path, display_name, htaccess=True)
     result.files[config.path] = config
     result.warnings.extend(config.warnings)

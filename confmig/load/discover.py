@@ -10,10 +10,10 @@ Without ``--config``, confmig looks for the configuration the installed Apache r
    ``/etc/httpd/conf/httpd.conf``, the Apache default ``/usr/local/apache2/conf/httpd.conf``.
 
 Debian's configuration takes ``${APACHE_RUN_DIR}``, ``${APACHE_LOG_DIR}``… from
-``/etc/apache2/envvars``, which ``apache2ctl`` sources before starting Apache.
-:func:`read_envvars` reads that file without running a shell: ``[export] NAME=value`` lines
-with ``$NAME``/``${NAME}``/``${NAME:-default}`` in their values; anything else (``if``,
-command substitution, ``${NAME##…}``) is skipped.
+``/etc/apache2/envvars``, which ``apache2ctl`` sources before starting Apache.  Reading that
+file is :mod:`confmig.load.variables`' job (:func:`~confmig.load.variables.server_environ`):
+:func:`confmig.load.load_config` applies it to every configuration it reads, so every command
+expands those names alike.
 
 Every path is injectable (:class:`Discovery`), so tests do not depend on the machine.
 """
@@ -29,8 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from confmig.apache.paths import directory_section_path, server_root_relative
+from confmig.load.variables import ENVVARS_NAME, config_environment, read_envvars
 
-ENVVARS_NAME = "envvars"
+# (read_envvars and config_environment live with the ${NAME} substitution that uses them)
+__all__ = ["ENVVARS_NAME", "Choice", "Discovery", "FoundConfig", "choose_config",
+           "config_environment", "find_server_config", "load_found", "read_envvars",
+           "served_trees", "serves"]
+
 DEFAULT_BINARIES = ("apache2", "httpd", "apache")
 DEFAULT_BINARY_DIRS = ("/usr/sbin", "/usr/local/apache2/bin", "/usr/local/sbin")
 DEFAULT_CANDIDATES = (
@@ -41,9 +46,6 @@ DEFAULT_CANDIDATES = (
 V_TIMEOUT = 5.0
 
 _DEFINE = re.compile(r'^\s*-D\s+(HTTPD_ROOT|SERVER_CONFIG_FILE)="([^"]*)"', re.M)
-_ASSIGN = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_VAR = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))")
-_UNSUPPORTED = ("`", "$(", "${#", "##", "%%", ";", "&", "|", "<", ">")
 
 
 @dataclass(frozen=True)
@@ -104,14 +106,6 @@ def _found(path: Path, root: Path, how: str) -> FoundConfig:
     return FoundConfig(path, root, how, envvars, read_envvars(envvars))
 
 
-def config_environment(config: str | os.PathLike[str]) -> tuple[Path | None, dict[str, str]]:
-    """The ``envvars`` beside *config* (Debian's layout) and what it sets, or (None, {})."""
-    envvars = Path(config).parent / ENVVARS_NAME
-    if not envvars.is_file():
-        return None, {}
-    return envvars, read_envvars(envvars)
-
-
 def _binaries(discovery: Discovery) -> list[str]:
     found: list[str] = []
     for name in discovery.binaries:
@@ -129,64 +123,6 @@ def _run_v(binary: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return proc.stdout
-
-
-def read_envvars(path: str | os.PathLike[str], base: Mapping[str, str] | None = None
-                 ) -> dict[str, str]:
-    """The variables Debian's ``envvars`` exports, read without running a shell: ``[export]
-    NAME=value`` (value unquoted, '…' or "…"), ``$NAME``, ``${NAME}`` and ``${NAME:-word}``
-    expanded from what was set before (or *base*); an unset name is empty, as in the shell.
-    A line with anything else (commands, ``${NAME##…}``, pipes) is skipped.  The values
-    assigned are returned; only exported names are, as only those reach Apache."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {}
-    scope: dict[str, str] = dict(base or {})
-    exported: dict[str, str] = {}
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        bare = re.fullmatch(r"export\s+([A-Za-z_][A-Za-z0-9_]*)", line)
-        if bare:
-            name = bare.group(1)
-            if name in scope:
-                exported[name] = scope[name]
-            continue
-        match = _ASSIGN.match(line)
-        if match is None:
-            continue
-        value = _value(match.group(2), scope)
-        if value is None:
-            continue
-        scope[match.group(1)] = value
-        if line.startswith("export"):
-            exported[match.group(1)] = value
-    return exported
-
-
-def _value(raw: str, scope: Mapping[str, str]) -> str | None:
-    raw = raw.strip()
-    if any(token in raw for token in _UNSUPPORTED):
-        return None
-    if len(raw) >= 2 and raw[0] == raw[-1] == "'":
-        return raw[1:-1]
-    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
-        raw = raw[1:-1]
-    elif any(c in raw for c in " \t'\""):
-        return None
-
-    def expand(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(3)
-        value = scope.get(name, "")
-        if match.group(1) and match.group(2) is not None and not value:
-            return match.group(2)
-        return value
-
-    if "${" in _VAR.sub("", raw):
-        return None  # a form not supported
-    return _VAR.sub(expand, raw)
 
 
 def serves(config_nodes: Sequence[object], server_root: str, path: str | os.PathLike[str]
@@ -259,11 +195,9 @@ def choose_config(paths: Sequence[str | os.PathLike[str]], *, no_config: bool = 
 
 
 def load_found(found: FoundConfig) -> Sequence[object]:
-    """The effective nodes of a found configuration, read with its ``envvars``."""
+    """The effective nodes of a found configuration (``load_config`` reads its ``envvars``)."""
     from confmig.load.conditions import ReadState
     from confmig.load.config import load_config
 
-    environ = {**os.environ, **found.environ}
-    loaded = load_config(found.path, state=ReadState(server_root=found.server_root),
-                         environ=environ)
+    loaded = load_config(found.path, state=ReadState(server_root=found.server_root))
     return loaded.nodes
