@@ -341,12 +341,16 @@ def convert(
     strict: Annotated[bool, typer.Option("--strict", help="Write and print nothing when "
                                          "anything is untranslatable (exit 1).")] = False,
     follow_symlinks: FollowSymlinksOption = False,
+    app_module: Annotated[str | None, typer.Option("--app-module", help="flask: the name the "
+                                                   "module is imported by (default: -o "
+                                                   "FILE's name, else site_rules).")] = None,
 ) -> None:
     """Fold .htaccess files into <Directory> blocks (--to httpd): a fragment for DOCROOT
     (AllowOverride All assumed, or as --config sets it), or with --config and no DOCROOT (or
     --write) the whole configuration; --to nginx: one server { } for DOCROOT; --to flask: one
-    Python module (Flask) for DOCROOT; --to plan: the site plan as JSON. Exit 0, 1 if
-    something could not be carried over faithfully (listed on stderr), 2 on bad input."""
+    Python module (Flask) for DOCROOT (or --config's DocumentRoot); --to plan: the site
+    plan as JSON. Exit 0, 1 if something could not be carried over faithfully (listed on
+    stderr), 2 on bad input."""
     from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
     from confmig.servers import ServerError
 
@@ -356,7 +360,8 @@ def convert(
     request = ConvertRequest(to.value, docroot, config, output, write, force,
                              Options(keep_500=not serve_500, defines=tuple(define or ()),
                                      follow_symlinks=follow_symlinks),
-                             listen=listen, server_name=server_name, strict=strict)
+                             listen=listen, server_name=server_name, strict=strict,
+                             app_module=app_module)
     try:
         outcome = run(request)
     except (ConvertError, WriteRefused, ServerError, OSError) as exc:

@@ -41,6 +41,7 @@ class ConvertRequest:
     listen: str | None = None  # nginx: --listen
     server_name: str | None = None  # nginx: --server-name
     strict: bool = False  # anything untranslatable: write nothing
+    app_module: str | None = None  # flask: --app-module (the module's import name)
 
 
 @dataclass

@@ -81,12 +81,18 @@ class GunicornServer(ManagedServer):
         start_timeout: float = 20.0,
         stop_timeout: float = 10.0,
         keep_dir: bool = False,
+        module_name: str = MODULE_NAME,
+        modules: Mapping[str, str] | None = None,
     ) -> None:
+        """*module_text* is served as ``module_name:app``; *modules* (name → text) are
+        written next to it, for a module_text that imports them."""
         super().__init__(docroot=docroot, port=port, cpus=cpus, env=env,
                          start_timeout=start_timeout, stop_timeout=stop_timeout,
                          check_docroot=docroot is not None, keep_dir=keep_dir)
         self.python = find_gunicorn()
         self.module_text = module_text
+        self.module_name = module_name
+        self.modules = dict(modules or {})
         self.workers = workers
         self.threads = threads
 
@@ -100,7 +106,9 @@ class GunicornServer(ManagedServer):
         app_dir = root / "app"
         app_dir.mkdir(exist_ok=True)
         app_dir.chmod(0o755)
-        module = write_file(app_dir / f"{MODULE_NAME}.py", self.module_text + appended)
+        for name, text in self.modules.items():
+            write_file(app_dir / f"{name}.py", text).chmod(0o644)
+        module = write_file(app_dir / f"{self.module_name}.py", self.module_text + appended)
         module.chmod(0o644)
         self._port_for_argv = port
         return module
@@ -117,7 +125,7 @@ class GunicornServer(ManagedServer):
         ident = worker_identity()
         if ident is not None and _worker_can_run(self.python):
             argv += ["--user", str(ident.uid), "--group", str(ident.gid)]
-        return [*argv, f"{MODULE_NAME}:app"]
+        return [*argv, f"{self.module_name}:app"]
 
     def _wait_ready(self, proc: ManagedProcess, root: Path, port: int) -> bool:
         """Listening is not serving: gunicorn's master binds (and writes its pid file)
@@ -135,7 +143,7 @@ class GunicornServer(ManagedServer):
         # Importing the module is the configuration test: a syntax error or a bad table shows
         # here, with its traceback, before the server is started.
         return [self.python, "-c", "import sys; sys.path.insert(0, sys.argv[1]); "
-                f"import {MODULE_NAME}", str(conf.parent)]
+                f"import {self.module_name}", str(conf.parent)]
 
     def _run_argv(self, conf: Path) -> list[str]:
         return self._argv(conf, self._port_for_argv)

@@ -4,7 +4,10 @@ classic deployment runs it: ``AllowOverride None``, ``WSGIScriptAlias /`` to the
 ``.wsgi``, as a ``.py`` name would give a response without a Content-Type Apache's
 ``text/x-python`` — in a daemon process with this interpreter's site-packages on its path, and
 ``WSGIPassAuthorization On`` so that the rules see the header as Apache's do), on loopback, with
-the httpd verifier's probes.
+the httpd verifier's probes.  With ``--config`` the original is the user's configuration made
+runnable privately (as for ``--to httpd``), the module is the one for the site it serves (its
+only virtual host, or the one whose ``DocumentRoot`` is DOCROOT), and the probes carry that
+virtual host's name.
 
 Compared as for every target (:mod:`confmig.verify.compare`), with the allowances of
 :mod:`confmig.verify.nginx` for what a server writes on its own: the page of an error or a
@@ -21,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from confmig.convert.flask import convert_docroot
+from confmig.convert.flask import FlaskConversion, convert_config, convert_docroot
 from confmig.convert.httpd import assumed_env
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import (
@@ -35,7 +38,7 @@ from confmig.servers import (
 from confmig.servers.gunicorn import MODULE_NAME, GunicornServer
 from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
-from confmig.verify.nginx import APACHE_PAGES
+from confmig.verify.nginx import APACHE_PAGES, HARNESS_PRELUDE
 from confmig.verify.probes import Site
 from confmig.verify.targets import ApacheTarget, Target
 
@@ -113,30 +116,72 @@ def _site_packages() -> list[str]:
 
 
 def prepare(request: VerifyRequest) -> Setup:
-    """Convert the docroot and describe both servers (nothing is started here)."""
+    """Convert the docroot (or the site of --config) and describe both servers (nothing is
+    started here)."""
     from confmig.convert.result import ConvertError
     from confmig.verify.session import Setup
 
-    if request.config is not None:
-        raise ConvertError("--to flask verifies a DOCROOT (the --config mode is not "
-                           "available yet for flask)")
-    if request.docroot is None:
-        raise ConvertError("give a DOCROOT")
-    docroot = request.docroot.resolve()
     apache = find_apache(request.apache)
+    if request.config is not None:
+        return _config_setup(request, apache)
+    if request.docroot is None:
+        raise ConvertError("give a DOCROOT, or --config httpd.conf")
+    docroot = request.docroot.resolve()
     conversion = convert_docroot(docroot, None, request.defines)
     env = assumed_env(set(request.defines))
     original = ApacheTarget("original", docroot=docroot, allow_override="All",
                             binary=apache, defines=request.defines,
                             extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
-    if request.server == "mod_wsgi":
-        converted: Target = ModWsgiTarget("converted", conversion.result.text, docroot, apache)
-    elif request.server == "gunicorn":
-        converted = GunicornTarget("converted", conversion.result.text, docroot)
-    else:
-        raise ConvertError(f"--server {request.server}: gunicorn or mod_wsgi")
     site = Site(docroot, conversion.plan.document_root, state=env.state)
-    return Setup(conversion.result, original, converted, [site], compare=flask_differences)
+    return Setup(conversion.result, original, _converted(request, conversion, apache), [site],
+                 compare=flask_differences)
+
+
+def _config_setup(request: VerifyRequest, apache: ApacheBinary) -> Setup:
+    """The user's configuration made runnable privately (as ``verify --to httpd --config``
+    does) against the module for the site it serves (its only virtual host, or the one whose
+    DocumentRoot is DOCROOT), probed with that virtual host's name."""
+    from confmig.convert.httpd import (
+        available_modules,
+        config_env,
+        load_server_config,
+        original_text,
+    )
+    from confmig.convert.result import ConvertError
+    from confmig.verify.runconfig import runnable
+    from confmig.verify.session import Setup
+
+    assert request.config is not None
+    conversion = convert_config(request.config, request.defines, request.docroot,
+                                prelude=HARNESS_PRELUDE)
+    loaded = load_server_config(request.config, request.defines)
+    env = config_env(loaded)
+    try:
+        original_conf = runnable(original_text(request.config, request.defines),
+                                 str(loaded.state.server_root))
+    except ValueError as exc:
+        raise ConvertError(f"{request.config}: {exc}") from exc
+    original = ApacheTarget("original", server_config=original_conf, binary=apache,
+                            defines=request.defines,
+                            modules=available_modules(apache, env.server_module_names()))
+    plan = conversion.plan
+    site = Site(Path(plan.document_root), plan.document_root, plan.server_name,
+                state=env.state)
+    return Setup(conversion.result, original, _converted(request, conversion, apache), [site],
+                 compare=flask_differences)
+
+
+def _converted(request: VerifyRequest, conversion: FlaskConversion,
+               apache: ApacheBinary) -> Target:
+    """The module under the WSGI server --server names."""
+    from confmig.convert.result import ConvertError
+
+    docroot = Path(conversion.plan.document_root)
+    if request.server == "mod_wsgi":
+        return ModWsgiTarget("converted", conversion.result.text, docroot, apache)
+    if request.server == "gunicorn":
+        return GunicornTarget("converted", conversion.result.text, docroot)
+    raise ConvertError(f"--server {request.server}: gunicorn or mod_wsgi")
 
 
 def flask_differences(original: Observed, converted: Observed) -> list[FieldDiff]:

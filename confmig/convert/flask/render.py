@@ -43,6 +43,8 @@ COND_KINDS = frozenset({"regex", "-f", "-d", "-s", "-l", "=", "<", "<=", ">", ">
 HEADER_ACTIONS = frozenset({"set", "append", "add", "merge", "unset", "setifempty"})
 #: Names the script hook is asked about (what a handler would run under Apache).
 SCRIPT_PATTERN = r"\.(?:php[0-9]?|phtml|wsgi|cgi|pl|py)$"
+#: The name the module is imported by when neither --app-module nor -o names it.
+DEFAULT_APP_MODULE = "site_rules"
 
 
 @dataclass
@@ -53,8 +55,9 @@ class FlaskOutput:
 
 
 class Renderer:
-    def __init__(self, plan: SitePlan) -> None:
+    def __init__(self, plan: SitePlan, app_module: str = DEFAULT_APP_MODULE) -> None:
         self.plan = plan
+        self.app_module = app_module
         self.root = plan.document_root.rstrip("/")
         self.notes: list[Note] = []
         self.uses_pcre2 = False
@@ -103,6 +106,8 @@ class Renderer:
             "notes": [_docstring_safe(self.short(f"{n.location}: {n.directive}: {n.reason}"))
                       for n in self.notes],
             "uses_pcre2": self.uses_pcre2,
+            "app_module": self.app_module,
+            "app_file": self.app_module.rsplit(".", 1)[-1],
         }
         text = _TEMPLATES.get_template("module.py.j2").render(**context)
         return FlaskOutput(text, self.notes, self.uses_pcre2)
@@ -247,7 +252,7 @@ class Renderer:
             why = f"Header {e.action} is not reproduced"
         elif e.env or e.expr:
             why = "a Header condition (env=/expr=) is not reproduced"
-        elif e.value and "%" in e.value:
+        elif header.value is None and e.action != "unset":
             why = "a Header format (%…) is not reproduced"
         elif e.early:
             why = "Header early is not reproduced"
@@ -255,7 +260,10 @@ class Renderer:
             self.note(header.source, "Header", why, scope.directory)
             return None
         return Item(Call("Header", [Item(Lit(pystr(e.action))), Item(Lit(pystr(e.name))),
-                                    Item(Lit(pystr(e.value or ""))), Item(Lit(str(e.always))),
+                                    # the value Apache sends: escapes resolved (a control
+                                    # character is the runtime's 500, as in Apache)
+                                    Item(Lit(pystr(header.value or ""))),
+                                    Item(Lit(str(e.always))),
                                     Item(Lit(pystr(self.short(header.source))))]),
                     comments=[text])
 
@@ -406,5 +414,7 @@ def _env_names(plan: SitePlan) -> frozenset[str]:
     return frozenset(names)
 
 
-def render_plan(plan: SitePlan) -> FlaskOutput:
-    return Renderer(plan).render()
+def render_plan(plan: SitePlan, app_module: str = DEFAULT_APP_MODULE) -> FlaskOutput:
+    """*plan* as a module that is imported as *app_module* (what its docstring tells the
+    reader to run: ``gunicorn app_module:app``, ``import app_module``)."""
+    return Renderer(plan, app_module).render()
