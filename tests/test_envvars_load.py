@@ -75,3 +75,15 @@ def test_convert_reads_envvars(debian_layout: tuple[Path, Path]) -> None:
     result = convert_config(conf)
     assert result.docroots == [str(www)]
     assert "Require all denied" in result.text, result.text
+
+
+def test_verify_starts_apache_with_envvars(debian_layout: tuple[Path, Path],
+                                           apache_binary: object) -> None:
+    """verify runs the configuration on real Apache with the environment it was read with:
+    the original's DocumentRoot is ${NAME} from envvars, and its .htaccess denies."""
+    from confmig.verify import VerifyRequest, verify
+
+    conf, _ = debian_layout
+    report = verify(VerifyRequest(config=conf, max_requests=200))
+    assert report.compared > 0 and report.statuses[403] > 0, report.statuses
+    assert report.exit_code == 0, [(d.probe, d.differences) for d in report.differing][:3]

@@ -163,7 +163,8 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary) -> Setup:
         raise ConvertError(f"{request.config}: {exc}") from exc
     original = ApacheTarget("original", server_config=original_conf, binary=apache,
                             defines=request.defines,
-                            modules=available_modules(apache, env.server_module_names()))
+                            modules=available_modules(apache, env.server_module_names()),
+                            env=dict(loaded.state.environ or {}))  # envvars, as read
     plan = conversion.plan
     site = Site(Path(plan.document_root), plan.document_root, plan.server_name,
                 state=env.state)

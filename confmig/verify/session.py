@@ -11,7 +11,7 @@ import contextlib
 import http.client
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from confmig.convert import ConvertError, Options, convert_config, convert_docroot
@@ -54,6 +54,7 @@ class VerifyRequest:
     defines: tuple[str, ...] = ()
     follow_symlinks: bool = False  # convert with --follow-symlinks
     server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
+    php_fpm: bool = False  # --to nginx: both servers hand .php to one real php-fpm
 
 
 @dataclass
@@ -67,6 +68,9 @@ class Setup:
     #: How two answers are compared (a target whose server writes its own pages differently
     #: brings its own: confmig.verify.nginx).
     compare: Callable[[Observed, Observed], list[FieldDiff]] = differences
+    #: Requests of the target's own, sent before the generated probes (--php-fpm: scripts
+    #: with PATH_INFO, a query, credentials).
+    probes: list[Probe] = field(default_factory=list)
 
 
 def verify(request: VerifyRequest, on_progress: Progress | None = None) -> VerifyReport:
@@ -85,6 +89,7 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
                  else prepare(request, find_apache(request.apache)))
         requests = (read_requests(request.requests, setup.sites[0] if setup.sites else None)
                     if request.requests else [])
+        requests = [*setup.probes, *requests]
     except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
         raise VerifyError(str(exc)) from exc
     # One budget for everything after the conversion: generating the probes (at most half
@@ -135,8 +140,11 @@ def _config_setup(config: Path, docroot: Path | None, options: Options,
     loaded = load_server_config(config, options.defines)
     env = config_env(loaded)
     root = str(loaded.state.server_root)
+    # Apache starts with the environment the configuration was read with (Debian's envvars
+    # applied, as apache2ctl does): ${APACHE_RUN_DIR} and friends mean the same to both.
     common = {"binary": binary, "defines": options.defines,
-              "modules": available_modules(binary, env.server_module_names())}
+              "modules": available_modules(binary, env.server_module_names()),
+              "env": dict(loaded.state.environ or {})}
     try:
         original_conf = runnable(original_text(config, options.defines), root)
         converted_conf = runnable(conversion.text, root, hide_access_files=True)
