@@ -11,7 +11,7 @@ import contextlib
 import http.client
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from confmig.convert import ConvertError, Options, convert_config, convert_docroot
@@ -54,7 +54,6 @@ class VerifyRequest:
     defines: tuple[str, ...] = ()
     follow_symlinks: bool = False  # convert with --follow-symlinks
     server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
-    php_fpm: bool = False  # --to nginx: both servers hand .php to one real php-fpm
 
 
 @dataclass
@@ -68,9 +67,6 @@ class Setup:
     #: How two answers are compared (a target whose server writes its own pages differently
     #: brings its own: confmig.verify.nginx).
     compare: Callable[[Observed, Observed], list[FieldDiff]] = differences
-    #: Requests of the target's own, sent before the generated probes (--php-fpm: scripts
-    #: with PATH_INFO, a query, credentials).
-    probes: list[Probe] = field(default_factory=list)
 
 
 def verify(request: VerifyRequest, on_progress: Progress | None = None) -> VerifyReport:
@@ -89,7 +85,6 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
                  else prepare(request, find_apache(request.apache)))
         requests = (read_requests(request.requests, setup.sites[0] if setup.sites else None)
                     if request.requests else [])
-        requests = [*setup.probes, *requests]
     except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
         raise VerifyError(str(exc)) from exc
     # One budget for everything after the conversion: generating the probes (at most half
