@@ -12,7 +12,6 @@ from confmig.model.expr.nodes import Match, Variable
 from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import Settings, Source
-from confmig.model.response_headers import check_header
 
 #: Reports what is not translated: (source, directive, reason).
 Note = Callable[[Source | None, str, str], None]
@@ -65,21 +64,22 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         entry = header.entry
         table = tables[entry.always]
         low = entry.name.lower()
-        if not _sendable(entry.name, entry.value or ""):
+        if header.refused:
             # check_headers (http_filters.c): Apache answers 500 for what carries it
-            note(header.source, "Header", f"{entry.name}: a control character or a name "
-                                          "that is not a token — Apache answers 500 where "
-                                          "it would be sent; here every answer is 500")
+            note(header.source, "Header", f"{entry.name}: {header.refused} — Apache answers "
+                                          "500 where it would be sent; here every answer "
+                                          "is 500")
             lines_before.insert(0, "return 500;  # " + str(header.source)
                                 + " a header Apache refuses to send")
             continue
+        fixed = header.value is not None or entry.action == "unset"
         keyed = _content_type_condition(entry.expr) if entry.expr else None
-        if keyed is not None and entry.action == "set" and not entry.env \
-                and "%" not in (entry.value or ""):
-            by_type.append((entry.always, entry.name, entry.value or "", *keyed, header.source))
+        if keyed is not None and entry.action == "set" and not entry.env and fixed:
+            by_type.append((entry.always, entry.name, header.value or "", *keyed,
+                            header.source))
             continue
         if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
-                or "%" in (entry.value or ""):
+                or not fixed:
             note(header.source, "Header", "a condition, format or edit: not "
                                                 "translated")
             continue
@@ -90,7 +90,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         if low == "content-type":
             note(header.source, "Header", "Content-Type: use AddType/ForceType")
             continue
-        value = entry.value or ""
+        value = header.value or ""
         existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
         if entry.action == "unset" and low == "etag" and not existing:
             lines_before.append("etag off;  # " + str(header.source) + " Header unset ETag")
@@ -122,14 +122,14 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
                 table.append((entry.name, value))
     lines = []
     for name, value in tables[True]:
-        lines.append(f"add_header {name} {q(value)} always;")
+        lines.append(f"add_header {name} {literal(value)} always;")
     # Apache's "onsuccess" headers reach what a handler served: 2xx, 304 and the
     # error documents it serves from a local path.
     served = "|".join(["2\\d\\d", "304", *(str(code) for code, target, _ in
                                              settings.error_documents
                                              if error_document_kind(target) == "path")])
     for name, value in tables[False]:
-        var = maps.map("$status", [(f"~^(?:{served})\\z", q(value))], '""')
+        var = maps.map("$status", [(f"~^(?:{served})\\z", literal(value))], '""')
         lines.append(f"add_header {name} {var} always;")
     touched = {n.lower() for table in tables.values() for n, _ in table}
     for always, name, value, pattern, nocase, source in by_type:
@@ -142,12 +142,24 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         except Untranslatable as exc:
             note(source, "Header", f"expr= pattern: {exc}")
             continue
-        var = maps.map('"$status:$sent_http_content_type"', [(f"~{key}", q(value))], '""')
+        var = maps.map('"$status:$sent_http_content_type"', [(f"~{key}", literal(value))], '""')
         lines.append(f"add_header {name} {var} always;  # {source}: expr= on the type")
     if lines:
         lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                         "through a map)")
     return lines_before + lines
+
+
+#: A literal ``$`` for a value nginx reads variables in (``geo`` values are plain text).
+DOLLAR = "${confmig_dollar}"
+DOLLAR_GEO = ["# a literal $ in a header value (nginx reads variables there)",
+              "geo $confmig_dollar {", '    default "$";', "}"]
+
+
+def literal(value: str) -> str:
+    """*value* as a quoted nginx argument that means exactly these characters (``add_header``
+    and ``map`` values interpolate variables: a ``$`` becomes :data:`DOLLAR`)."""
+    return q(value).replace("$", DOLLAR)
 
 
 def _content_type_condition(expr: str) -> tuple[str, bool] | None:
@@ -164,12 +176,6 @@ def _content_type_condition(expr: str) -> tuple[str, bool] | None:
     if isinstance(tree, Match) and not tree.negate and tree.subject == Variable("CONTENT_TYPE"):
         return tree.regex.source, tree.regex.nocase
     return None
-
-
-def _sendable(name: str, value: str) -> bool:
-    """A header Apache's ``check_headers`` lets through as written (one that needs its
-    folding undone is not: an nginx value cannot hold the line break)."""
-    return check_header(name, value, strict=True) is None
 
 
 def _escape(text: str) -> str:

@@ -22,7 +22,13 @@ from typing import Any
 
 import jinja2
 
-from confmig.convert.nginx.headers import Note, expires_lines, header_lines
+from confmig.convert.nginx.headers import (
+    DOLLAR,
+    DOLLAR_GEO,
+    Note,
+    expires_lines,
+    header_lines,
+)
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
@@ -115,6 +121,8 @@ class Renderer:
         for name, block in VARIABLE_MAPS.items():
             if "$" + name in body:
                 http_lines[:0] = block
+        if DOLLAR in body or any(DOLLAR in line for line in self.http.blocks):
+            http_lines[:0] = DOLLAR_GEO
         if self.amp_args:
             http_lines[:0] = ['map $args $confmig_amp_args {', '    "" "";',
                               '    default "&$args";', "}"]

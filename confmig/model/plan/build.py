@@ -20,7 +20,14 @@ from pathlib import Path
 from confmig.load import Workspace, load_path
 from confmig.model.access import access_status
 from confmig.model.evaluate import Evaluation
-from confmig.model.merge import OPT_INDEXES, OPT_MULTI, OPT_SYM_LINKS, DirConfig, MimeDir
+from confmig.model.merge import (
+    OPT_INDEXES,
+    OPT_MULTI,
+    OPT_SYM_LINKS,
+    DirConfig,
+    HeaderEntry,
+    MimeDir,
+)
 from confmig.model.mime import mime_type
 from confmig.model.plan.types import (
     Access,
@@ -36,6 +43,7 @@ from confmig.model.plan.types import (
     Source,
 )
 from confmig.model.request import Request
+from confmig.model.response_headers import check_header, check_headers
 from confmig.model.round import Round
 from confmig.model.sections import ConfigSection
 from confmig.model.site import Site, VirtualServer
@@ -225,7 +233,7 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
         follow_symlinks=bool(opts & OPT_SYM_LINKS),
         slash=dir_conf.slash if dir_conf is not None and dir_conf.slash is not None else True,
         fallback=dir_conf.fallback if dir_conf is not None else None,
-        headers=_headers(config),
+        headers=_headers(config, server.protocol.strict),
         force_type=core.mime_type if core.mime_type != "none" else None,
         handler=core.handler if core.handler != "none" else None,
         default_charset=charset[1] if charset is not None and charset[0] else None,
@@ -486,11 +494,25 @@ def _redirects(config: DirConfig) -> tuple[Redirect, ...]:
     return tuple(out)
 
 
-def _headers(config: DirConfig) -> tuple[Header, ...]:
+def _headers(config: DirConfig, strict: bool) -> tuple[Header, ...]:
     conf = config.get("headers")
     if conf is None:
         return ()
-    return tuple(Header(e, _source(e.directive)) for e in (*conf.always, *conf.onsuccess))
+    return tuple(_header(e, strict) for e in (*conf.always, *conf.onsuccess))
+
+
+def _header(entry: HeaderEntry, strict: bool) -> Header:
+    """The entry with the literal value Apache sends and whether Apache's ``check_headers``
+    refuses it (the model's, with the server's ``HttpProtocolOptions``)."""
+    source = _source(entry.directive)
+    if entry.action in ("unset", "echo", "edit", "edit*", "note"):
+        return Header(entry, source)  # nothing of its own is sent
+    if entry.value_expr is not None or any(tag for tag, _ in entry.format):
+        # the value depends on the request; only the name can be judged here
+        return Header(entry, source, None, check_header(entry.name, "", strict) or "")
+    fields = {entry.name: "".join(text for _, text in entry.format)}
+    refused = check_headers(fields, None, strict) or ""
+    return Header(entry, source, fields[entry.name], refused)
 
 
 def _expires(config: DirConfig) -> Expires | None:

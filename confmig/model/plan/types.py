@@ -93,6 +93,13 @@ class Header:
 
     entry: HeaderEntry
     source: Source
+    #: The value Apache sends, as a literal: mod_headers' escapes (``\\n``, ``\\t``…)
+    #: resolved and a folded line undone as ``check_headers`` does.  None when it depends on
+    #: the request (``%{VAR}e``, ``expr=``) or the action sends no value of its own.
+    value: str | None = None
+    #: Apache's complaint (``check_headers``: a name that is not a token, a control character
+    #: in the value): a response that would carry this header is a 500 instead.
+    refused: str = ""
 
     @property
     def always(self) -> bool:
