@@ -7,17 +7,15 @@ traceback.
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from confmig import __version__
+from confmig.console import consoles, print_bytes_as_read, print_error
 from confmig.convert import registry as converters
 from confmig.syntax.ast import ReadLimitError
 
@@ -28,8 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+out, err = consoles()
 
 DefinesOption = Annotated[
     list[str] | None,
@@ -54,28 +51,21 @@ FollowSymlinksOption = Annotated[
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    # (the message is text, not markup: a URL like http://[zz]/ must print as given)
-    err.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)
+    print_error(err, message)
     raise typer.Exit(code)
 
 
 def server_config(config: Path | None, paths: list[Path], no_config: bool) -> Path | None:
-    """``--config``, or the server's own configuration when it serves every PATH
-    (:func:`confmig.load.discover.choose_config`; said on stderr when used).  A Debian
-    ``envvars`` beside it is read into the environment, as ``apache2ctl`` does before it
-    starts Apache, so ``${APACHE_RUN_DIR}`` and friends expand."""
-    from confmig.load.discover import choose_config, config_environment
+    """``--config``, or the server's own configuration when it serves every PATH, said on
+    stderr when used (:func:`confmig.load.server_config.server_config`)."""
+    from confmig.load.server_config import ConfigChoiceError
+    from confmig.load.server_config import server_config as choose
 
-    if config is not None and no_config:
-        fail("--config and --no-config contradict each other")
-    if config is None:
-        choice = choose_config(paths, no_config=no_config)
-        if choice.config is not None:
-            err.print(f"note: {choice.note}", markup=False, highlight=False)
-        config = choice.config
-    if config is not None and config.is_file():
-        os.environ.update(config_environment(config)[1])
-    return config
+    try:
+        return choose(config, paths, no_config,
+                      lambda note: err.print(note, markup=False, highlight=False))
+    except ConfigChoiceError as exc:
+        fail(str(exc))
 
 
 def version_callback(value: bool) -> None:
@@ -91,14 +81,6 @@ def main_options(
 ) -> None:
     """confmig: Apache configuration, read as Apache reads it."""
     print_bytes_as_read()
-
-
-def print_bytes_as_read() -> None:
-    """Configuration bytes that are not UTF-8 are carried as surrogate escapes
-    (confmig.syntax.parser.decode): printed, they are the very bytes that were read."""
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="surrogateescape")
 
 
 class ParseFormat(StrEnum):
@@ -174,19 +156,16 @@ def lint(
     follow_symlinks: FollowSymlinksOption = False,
 ) -> None:
     """Lint Apache configuration: exit 0 clean, 1 findings, 2 bad input."""
-    from confmig.lint.reporters import LintUsageError, lint_report
-    from confmig.progress import directory_progress
+    # (a plain lint command line is parsed without typer: confmig.lint.command, issue 17)
+    from confmig.lint.command import LintArgs, run_lint
+    from confmig.lint.reporters import LintUsageError
 
     try:
-        if all(p.exists() for p in paths):
-            config = server_config(config, paths, no_config)
-        with directory_progress(err) as on_directory:
-            report = lint_report(paths, config, define or [], fmt.value, select, ignore,
-                                 extend_select, no_cache, on_directory, follow_symlinks)
+        code = run_lint(LintArgs(paths, config, define or [], fmt.value, select, ignore,
+                                 extend_select, no_cache, no_config, follow_symlinks), out, err)
     except LintUsageError as exc:
         fail(str(exc))
-    report.print(out, err)
-    raise typer.Exit(report.exit_code)
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -494,7 +473,8 @@ def bench(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """The typer app, as the console script ran it before ``confmig.__main__.main`` (which
+    runs a plain ``confmig lint`` without building the app)."""
     print_bytes_as_read()
     try:
         app()

@@ -2,7 +2,8 @@
 
 The pipeline reads from the folder names: Apache facts (``apache``) → ``syntax`` → ``load``
 → ``model`` → ``lint`` / ``convert`` / ``replay`` → ``verify`` → ``bench`` → ``cli``.
-``servers``, ``fs`` and ``progress`` are utilities that import nothing else from confmig.
+``servers``, ``fs``, ``progress`` and ``console`` are utilities that import nothing else from
+confmig.
 Every import is checked, including the lazy ones inside functions: a lazy import that runs
 upward is still an upward dependency. Packages on the same layer do not import each other.
 """
@@ -17,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "confmig"
 
 LAYER = {
-    "apache": 0, "servers": 0, "fs": 0, "progress": 0,
+    "apache": 0, "servers": 0, "fs": 0, "progress": 0, "console": 0,
     "syntax": 1,
     "load": 2,
     "model": 3,
