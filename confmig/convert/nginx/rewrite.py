@@ -54,6 +54,14 @@ VARIABLE_MAPS = {
     "confmig_https": ["# %{HTTPS}: Apache's on/off (nginx's $https is on or empty)",
                       "map $https $confmig_https {", "    on on;", "    default off;", "}"],
 }
+#: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
+INTERNAL_TAIL = "[01][a-z]*\\z"
+PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules ([C], [S], [N]): for a URL with "
+                  "PATH_INFO (a missing directory or a file before its last part) Apache's "
+                  "next rules see the new path with the PATH_INFO after it; such URLs are "
+                  "denied (403) when the rule applies")
+#: How many rounds of a ruleset with ``[N]`` are written out (see :func:`_flow`).
+N_ROUNDS = 10
 CATCH_ALL = frozenset({".", "^", "^(.*)$", ".*", "^.*$", "(.*)", "^(.+)$", ".+", "^/?(.*)$"})
 FILE_TESTS = {"-f": "-f", "-d": "-d", "-x": "-x"}
 #: What the internal rewrites of a location need to know about the request's own URL.
@@ -151,23 +159,120 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
         return out
     body: list[str] = []
     out.lines, saved_lines = body, out.lines
-    index = 0
-    while index < len(rules):
-        rule = rules[index]
-        group = [rule]
-        while group[-1].chain and index + len(group) < len(rules):
-            group.append(rules[index + len(group)])
-        index += len(group)
-        number = ""  # variables are reset by each rule that uses them: shared names
-        out.lines.append(f"# {_where(rule)} {_text(rule)}")
-        try:
-            if len(group) > 1:
-                raise Untranslatable("[C] chains are not translated")
-            out.lines += _rule(plan, rule, number, out, last=index >= len(rules))
-        except Untranslatable as exc:
-            out.lines += _deny(plan, rule, str(exc), out)
+    if any(r.chain or r.skip or r.next for r in rules):
+        out.lines += _flow(plan, rules, out)
+    else:
+        for index, rule in enumerate(rules):
+            out.lines.append(f"# {_where(rule)} {_text(rule)}")
+            try:
+                out.lines += _rule(plan, rule, "", out, last=index + 1 >= len(rules))[0]
+            except Untranslatable as exc:
+                out.lines += _deny(plan, rule, str(exc), out)
     out.lines = saved_lines + (PREAMBLE if out.internal else []) + body
     return out
+
+
+def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
+    """A ruleset with ``[C]``, ``[S]`` or ``[N]``: every rule runs only while ``$confmig_go``
+    is empty; a rule that makes Apache jump sets it to the label of the rule to run next,
+    and that rule empties it again (nginx has no jumps, but its rewrite directives run in
+    order).  ``[N]`` repeats the whole ruleset: the rules are written out once per round,
+    :data:`N_ROUNDS` rounds at most (Apache's limit is ``[N=n]``, 32000 by default: a
+    request that needs more rounds than are written answers 500, announced)."""
+    n = len(rules)
+    rounds = 1
+    if any(r.next for r in rules):
+        rounds = min(N_ROUNDS, max(r.max_rounds - 1 for r in rules if r.next))
+    jumps: dict[tuple[int, int], list[tuple[str, str]]] = {}  # (round, rule) → its jumps
+    labels: set[str] = set()
+    for r in range(1, rounds + 1):
+        for j, rule in enumerate(rules):
+            after: list[str] = []
+            if rule.chain:
+                k = j
+                while k < n and rules[k].chain:
+                    k += 1
+                after.append(("unless", _label(r, k + 1, n)))
+            if not (rule.last or rule.end or rule.status_flag or rule.redirect):
+                if rule.next:
+                    if r + 1 >= rule.max_rounds or r == rounds:
+                        after.append(("500", ""))
+                    else:
+                        after.append(("when", f"s{r + 1}_0"))
+                elif rule.skip:
+                    after.append(("when", _label(r, j + rule.skip + 1, n)))
+            labels.update(label for kind, label in after if label)
+            jumps[(r, j)] = after
+    lines = ["# [C]/[S]/[N]: a rule runs while $confmig_go is empty; a jump names the next "
+             "rule to run", 'set $confmig_go "";']
+    for r in range(1, rounds + 1):
+        if r > 1:
+            lines.append(f"# [N]: round {r}, the rules again from the first (after an [N])")
+        for j, rule in enumerate(rules):
+            label = f"s{r}_{j}"
+            if label in labels:
+                lines.append(f'if ($confmig_go = {label}) {{ set $confmig_go ""; }}')
+            lines.append(f"# {_where(rule)} {_text(rule)}")
+            try:
+                rule_lines, matched = _rule(plan, rule, "", out,
+                                            last=j + 1 >= n and not rule.next,
+                                            guard="${confmig_go}")
+            except Untranslatable as exc:
+                lines += _deny_in_flow(plan, rule, str(exc), out, jumps[(r, j)])
+                continue
+            lines += rule_lines
+            for kind, target in jumps[(r, j)]:
+                if kind == "unless":
+                    lines.append(f'if ($confmig_r !~ "^(?:s|{matched[1:]})") '
+                                 f"{{ set $confmig_go {target}; }}")
+                elif kind == "when":
+                    if rule.next and matched.endswith(INTERNAL_TAIL):
+                        # a directory without its slash: mod_dir's 301 wins over the rewrite
+                        ones = matched[:-len(INTERNAL_TAIL)]
+                        lines.append(f'if ($confmig_r ~ "{ones}0") {{ break; }}')
+                    lines.append(f'if ($confmig_r ~ "{matched}") '
+                                 f"{{ set $confmig_go {target}; }}")
+                else:
+                    lines.append(f'if ($confmig_r ~ "{matched}") {{ return 500; }}')
+        end = f"s{r}_end"
+        if rounds > 1 and r < rounds:  # the pass is over unless an [N] names round r + 1
+            lines.append(f'if ($confmig_go ~ "^(?:{end})?\\z") {{ set $confmig_go sdone; }}')
+    if out.internal:  # the request as it came, for the PATH_INFO test of _internal
+        lines.insert(2, 'set $confmig_start "${confmig_mapped}:$uri";')
+    if any(r.next and r.max_rounds - 1 > rounds for r in rules):
+        rule = next(r for r in rules if r.next)
+        out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                  f"[N]: the rules are written out for {rounds} rounds; a "
+                                  f"request that needs more answers 500 (Apache goes on up "
+                                  f"to {rule.max_rounds - 1} rounds)"))
+    return lines
+
+
+def _label(r: int, k: int, n: int) -> str:
+    """The label of rule *k* of round *r* (the end of the round past the last rule)."""
+    return f"s{r}_{k}" if k < n else f"s{r}_end"
+
+
+def _deny_in_flow(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut,
+                  after: list[tuple[str, str]]) -> list[str]:
+    """An untranslatable rule among jumps: 403 when it runs and its pattern matches;
+    when its pattern does not match, the chain after it is skipped as Apache skips it."""
+    out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                              f"{reason}: requests it matches are denied (403)"))
+    lines = [f"# untranslatable ({reason}): {_text(rule)}"]
+    try:
+        if rule.negate:
+            raise Untranslatable("negated")
+        regex = per_directory(rule.pattern, plan.strip, rule.nocase)
+    except Untranslatable:
+        return [*lines, "return 403;"]
+    lines += ["set $confmig_p 0;", f"if ($uri ~ {qr(regex)}) {{ set $confmig_p 1; }}",
+              'set $confmig_r "${confmig_go}${confmig_p}";',
+              "if ($confmig_r = 1) { return 403; }"]
+    for kind, target in after:
+        if kind == "unless":
+            lines.append(f"if ($confmig_r = 0) {{ set $confmig_go {target}; }}")
+    return lines
 
 
 def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> bool:
@@ -249,12 +354,14 @@ def _side_effects(rule: Rule) -> bool:
                 or rule.next or rule.chain or rule.proxy or rule.end)
 
 
-def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: bool
-          ) -> list[str]:
+def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: bool,
+          guard: str | None = None) -> tuple[list[str], str]:
+    """The rule's lines, and a regex for ``$confmig_r{number}`` that matches when the rule's
+    pattern and conditions held ("" when the lines set no such flag).  With *guard* (a
+    variable that is empty when the rule is to run), the lines always set the flag, with
+    the guard's value first."""
     if rule.proxy:
         raise Untranslatable("[P] proxies (not modelled)")
-    if rule.skip or rule.next:
-        raise Untranslatable("[S]/[N] change the flow of the rules")
     if rule.end and not rule.nosub:
         raise Untranslatable("[END] after a rewrite has no nginx form (nginx re-runs the "
                              "target location's rules)")
@@ -262,52 +369,62 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
         out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
     if rule.mime_type or rule.handler:
         raise Untranslatable("[T]/[H] change the type or handler")
+    noop = ""
     if _authorization_only(rule):
         # the front controllers' Authorization trick (WordPress, Laravel, Symfony…)
         out.notes.append(_authorization_note(rule))
-        return [f"# {_where(rule)} only hands the Authorization header to scripts: left out"]
-    if rule.env:
+        noop = f"# {_where(rule)} only hands the Authorization header to scripts: left out"
+    elif rule.env:
         out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                   "[E=…] sets an environment variable nginx has no place for "
                                   "(only scripts and env= conditions read it)"))
         if rule.nosub and not (rule.status_flag or rule.last):
-            return [f"# {_where(rule)} only sets environment variables: left out"]
+            noop = f"# {_where(rule)} only sets environment variables: left out"
+    if noop and guard is None:
+        return [noop], ""
     if rule.backref_escapes or rule.escape_backrefs or rule.backref_noplus or rule.qslast \
             or rule.discard_path_info or rule.unsafe_allow_3f or rule.unsafe_prefix_stat:
         raise Untranslatable("[B]/[BNP]/[QSL]/[DPI]/[UnsafeAllow3F] are not translated")
     regex = per_directory(rule.pattern, plan.strip, rule.nocase)
-    lines: list[str] = []
+    lines: list[str] = [noop] if noop else []
     saved: dict[int, str] = {}
     checks: list[list[str]] = []
     if rule.conditions:
         checks, saved = _conditions(rule, number, lines)
-    action = _action(plan, rule, number, regex, saved, out, last)
+    action = "set $confmig_noop 1;" if noop else \
+        _action(plan, rule, number, regex, saved, out, last)
+    ones = "1" * (len(checks) + 1)
     if action.startswith("rewrite ") and not action.endswith(("permanent;", "redirect;")):
         out.internal = True
-        return _internal(plan, rule, number, regex, saved, checks, action, lines, out.alias)
-    if not checks:
+        continuing = guard is not None and not action.endswith(" last;")
+        if continuing:
+            out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE))
+        return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
+                          guard or "", continuing), f"^{ones}{INTERNAL_TAIL}")
+    if not checks and guard is None:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
-                    f"if ($uri !~ {qr(regex)}) {{ {_rewrite_any(action)} }}"]
+                    f"if ($uri !~ {qr(regex)}) {{ {_rewrite_any(action)} }}"], ""
         if action.startswith("rewrite "):
-            return [*lines, action]
-        return [*lines, f"if ($uri ~ {qr(regex)}) {{ {action} }}"]
+            return [*lines, action], ""
+        return [*lines, f"if ($uri ~ {qr(regex)}) {{ {action} }}"], ""
     flag = f"$confmig_r{number}"
     op = "!~" if rule.negate else "~"
     lines.append(f'set $confmig_p{number} "";')
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1; }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
-    lines.append(f'set {flag} "{parts}${{confmig_p{number}}}";')
+    lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
     final = action if not action.startswith("rewrite ") or not rule.negate else \
         _rewrite_any(action)
-    lines.append(f"if ({flag} = {'1' * (len(checks) + 1)}) {{ {final} }}")
-    return lines
+    lines.append(f"if ({flag} = {ones}) {{ {final} }}")
+    return lines, f"^{ones}\\z"
 
 
 def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
               checks: list[list[str]], action: str, lines: list[str],
-              alias: AliasGuard | None) -> list[str]:
+              alias: AliasGuard | None, guard: str = "", continuing: bool = False
+              ) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect), and that a directory requested without its
@@ -320,7 +437,7 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
     also = "" if rule.negate else f" set {to} {q(target)};"
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
-    lines.append(f'set {flag} "{parts}${{confmig_p{number}}}${{confmig_slash}}";')
+    lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
     ones = "1" * (len(checks) + 1)
     if not rule.negate:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
@@ -328,6 +445,12 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
         lines += alias.answer(ones, flag)
     if rule.last:
         lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ break; }}")
+    if continuing:
+        # Apache's next rules match the new path with the request's PATH_INFO after it,
+        # which nginx does not know: a URL with PATH_INFO is denied here (its parent is
+        # not a directory, and it is not an existing directory asked for with its slash)
+        lines.append(f'set $confmig_x "${{{flag[1:]}}}:$confmig_start";')
+        lines.append(f'if ($confmig_x ~ "^{ones}1:(?::|e:.*[^/]\\z)") {{ return 403; }}')
     final = _rewrite_any(action) if rule.negate else action
     lines.append(f"if ({flag} = {ones}1) {{ {final} }}")
     return lines
@@ -504,10 +627,26 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
         if plan.base is not None and plan.base != plan.strip:
             raise Untranslatable("a rewrite without [L] followed by more rules, under a "
                                  "RewriteBase other than the directory")
+        if not _relative(path):
+            raise Untranslatable("a rewrite to a URL-path without [L] followed by more rules "
+                                 "(Apache's next rules match the whole path, nginx's the "
+                                 "part after the directory)")
         flag = ""
     else:
         flag = " last"
     return f"rewrite {qr(regex)} {q(target + _nginx_query(rule, has_query, query_text))}{flag};"
+
+
+def _relative(path: str) -> bool:
+    """Does the substitution *path* start relative to the directory (not with ``/`` or a
+    variable such as ``%{REQUEST_URI}``)?"""
+    toks = tokenize(path)
+    if not toks:
+        return True
+    first = toks[0]
+    if first[0] in (TOKEN_SPAN, TOKEN_RAW):
+        return not first[1].startswith("/")
+    return first[0] == TOKEN_REF
 
 
 def _split_query(subst: str) -> tuple[str, bool, str]:

@@ -1,0 +1,158 @@
+"""RewriteRule flags that change the flow of the rules — ``[C]`` chains, ``[S=n]`` skips and
+``[N]`` rounds — translated for nginx (``$confmig_go`` and rounds written out), checked with
+``verify --to nginx`` and direct requests on real Apache and real nginx.  Before, each was
+denied (403) and announced."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from confmig.convert.nginx import convert_docroot
+from confmig.servers import make_docroot
+from confmig.verify import VerifyRequest, verify
+from tests.nginx.servers import both
+
+pytestmark = [pytest.mark.apache]
+
+Site = Callable[[dict[str, str]], Path]
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    made: list[Path] = []
+
+    def build(files: dict[str, str]) -> Path:
+        root = make_docroot(prefix="confmig-nf-", files=files)
+        made.append(root)
+        return root
+
+    yield build
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+PAGES = {"t1.html": "one\n", "t2.html": "two\n", "t3.html": "three\n"}
+
+
+def _same(root: Path, requests: list[tuple[str, dict[str, str], int]]) -> None:
+    """Apache and nginx answer each request with the status given and the same body."""
+    with both(root) as pair:
+        for path, headers, status in requests:
+            a, b = pair.ask(path, headers)
+            assert (a.status, b.status) == (status, status), (path, headers, a.status, b.status)
+            if status == 200:
+                assert a.body == b.body, (path, a.body, b.body)
+
+
+#: What a ruleset with a rewrite without [L] followed by more rules announces.
+PATH_INFO = "a rewrite without [L] followed by more rules"
+
+
+def _verified(root: Path, *announced: str) -> None:
+    """verify --to nginx passes; a difference is nginx refusing where it announced it would
+    (a URL with PATH_INFO after a rewrite without [L]), and nothing else is announced."""
+    report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=600))
+    assert report.exit_code == 0, report.summary()
+    for result in report.differing:
+        assert result.announced and result.converted.status in (403, 500), report.summary()
+    for note in report.conversion.untranslatable:
+        assert note.reason.startswith(announced) if announced else False, note
+
+
+CHAIN = ("RewriteEngine On\n"
+         # a condition on the first rule of a chain decides for the whole chain
+         "RewriteCond %{QUERY_STRING} ^v=1$\n"
+         "RewriteRule ^a$ - [C]\n"
+         "RewriteRule ^a$ t1.html [L]\n"
+         "RewriteRule ^a$ t2.html [L]\n"
+         # a chain of rewrites: the second sees the first one's result
+         "RewriteRule ^c/(.*)$ d/$1 [C]\n"
+         "RewriteRule ^d/(\\w+)\\.htm$ t$1.html [L]\n"
+         # three links: the middle one fails, the third is skipped with it
+         "RewriteRule ^x(\\d)$ - [C]\n"
+         "RewriteRule ^x1$ - [C]\n"
+         "RewriteRule ^x t3.html [L]\n")
+
+
+def test_chains(site: Site, apache_binary: object, nginx_binary: object) -> None:
+    root = site({".htaccess": CHAIN, "c/k.txt": "", "d/k.txt": "", **PAGES})
+    _same(root, [("/a?v=1", {}, 200), ("/a", {}, 200), ("/a?v=2", {}, 200),
+                 ("/c/1.htm", {}, 200), ("/c/2.htm", {}, 200), ("/c/3", {}, 404),
+                 ("/d/1.htm", {}, 404), ("/x1", {}, 200), ("/x2", {}, 404), ("/x", {}, 404)])
+    with both(root) as pair:
+        assert pair.ask("/a?v=1")[1].body == b"one\n"
+        assert pair.ask("/a")[1].body == b"two\n"
+        assert pair.ask("/c/2.htm")[1].body == b"two\n"
+        # c/sub is missing: Apache's second rule sees d/sub/1.htm/1.htm and fails (404);
+        # nginx cannot know the PATH_INFO and refuses (announced)
+        assert [r.status for r in pair.ask("/c/sub/1.htm")] == [404, 403]
+    _verified(root, PATH_INFO)
+
+
+SKIP = ("RewriteEngine On\n"
+        # if-then-else: skip the "then" rule when the host starts with www.
+        "RewriteCond %{HTTP_HOST} ^www\\.\n"
+        "RewriteRule ^e$ - [S=1]\n"
+        "RewriteRule ^e$ t1.html [L]\n"
+        "RewriteRule ^e$ t2.html [L]\n"
+        # a skip over two rules, one of them a rewrite without [L]
+        "RewriteRule ^s/(\\d)$ - [S=2]\n"
+        "RewriteRule ^s/ t3.html\n"
+        "RewriteRule ^s/ t1.html [L]\n"
+        "RewriteRule ^s/(\\d)$ t$1.html [L]\n"
+        # a skip past the last rule
+        "RewriteRule ^z$ - [S=5]\n"
+        "RewriteRule ^z$ t1.html [L]\n")
+
+
+def test_skips(site: Site, apache_binary: object, nginx_binary: object) -> None:
+    root = site({".htaccess": SKIP, "s/k.txt": "", **PAGES})
+    _same(root, [("/e", {"Host": "www.example.com"}, 200), ("/e", {}, 200),
+                 ("/s/2", {}, 200), ("/s/x", {}, 200), ("/z", {}, 404)])
+    with both(root) as pair:
+        assert pair.ask("/e", {"Host": "www.example.com"})[1].body == b"two\n"
+        assert pair.ask("/e")[1].body == b"one\n"
+        assert pair.ask("/s/2")[1].body == b"two\n"
+        assert pair.ask("/s/x")[1].body == b"three\n"  # ^s/ t1.html sees t3.html
+    _verified(root, PATH_INFO)
+
+
+NEXT = ("RewriteEngine On\n"
+        # replace each _ by - (one more round each), then serve the result
+        "RewriteRule ^n/(.*)_(.*)$ n/$1-$2 [N]\n"
+        # at most 2 rounds: the third answers 500 in Apache
+        "RewriteRule ^m/(.*)_(.*)$ m/$1-$2 [N=3]\n")
+
+
+def test_next_rounds(site: Site, apache_binary: object, nginx_binary: object) -> None:
+    root = site({".htaccess": NEXT, "n/a-b-c.html": "abc\n", "n/a.html": "a\n",
+                 "m/a-b.html": "ab\n", "m/a-b-c.html": "abc\n"})
+    _same(root, [("/n/a_b_c.html", {}, 200), ("/n/a-b_c.html", {}, 200),
+                 ("/n/a.html", {}, 200), ("/n/x_y", {}, 404),
+                 ("/m/a_b.html", {}, 200), ("/m/a_b_c.html", {}, 500)])
+    _verified(root, PATH_INFO, "[N]: the rules are written out for 10 rounds")
+    # [N] without a limit: announced (nginx's rounds are written out: 10 here, not 32000)
+    notes = [n for n in convert_docroot(root).result.untranslatable
+             if n.reason.startswith("[N]")]
+    assert [n.line for n in notes] == [2], notes
+
+
+def test_next_beyond_the_written_rounds_is_refused_never_served(
+        site: Site, apache_binary: object, nginx_binary: object) -> None:
+    """Where Apache refuses (500: [N]'s 32000 rounds used up) nginx refuses too; where Apache
+    needs more rounds than nginx's output has, nginx refuses (announced), never serves
+    something else."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^loop$ loop [N]\n"
+                              "RewriteRule ^n/(.*)_(.*)$ n/$1-$2 [N]\n",
+                 "n/a-b-c-d-e-f-g-h-i-j-k-l.html": "long\n", "loop": "x\n"})
+    with both(root) as pair:
+        a, b = pair.ask("/loop")
+        assert (a.status, b.status) == (500, 500)
+        a, b = pair.ask("/n/a_b_c_d_e_f_g_h_i_j_k_l.html")
+        assert (a.status, b.status) == (200, 500)
+    assert "[N]: the rules are written out for 10 rounds" in "".join(
+        n.reason for n in convert_docroot(root).result.untranslatable)
