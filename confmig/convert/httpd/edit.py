@@ -2,7 +2,9 @@
 file (for ``--write``) or as one file with every ``Include`` inlined (for ``-o``).
 
 Edits are positions (``file``, ``line``, ``column`` of a node) mapped to text; every node
-without one prints its own ``raw`` text, so an unedited file comes back byte for byte.
+without one prints its own ``raw`` text, so an unedited file comes back byte for byte — except
+a line with a NUL byte, which is printed as Apache read it (:func:`.text.as_read`): where it
+ends in the output, Apache's read buffer would split it elsewhere.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from confmig.convert.httpd.text import ensure_newline
+from confmig.convert.httpd.text import as_read, ensure_newline
 from confmig.load import LoadedConfig
 from confmig.syntax import Directive, Node, Section
 
@@ -84,16 +86,16 @@ def _print(nodes: list[Node], edits: Edits, out: list[str],
         elif key in edits.replace:
             out.append(edits.replace[key])
         elif isinstance(node, Section):
-            out.append(replaced if replaced is not None else ensure_newline(node.raw))
+            out.append(replaced if replaced is not None else ensure_newline(as_read(node.raw)))
             _print(node.children, edits, out, includes, transform, config)
             _end(out, edits.append.get(key, []))
-            out.append(ensure_newline(node.close_raw or f"</{node.name}>"))
+            out.append(ensure_newline(as_read(node.close_raw) or f"</{node.name}>"))
         elif (includes is not None and config is not None and isinstance(node, Directive)
               and (node.file, node.line) in includes):
             _inline(node, includes[(node.file, node.line)], edits, out, includes, transform,
                     config)
         else:
-            out.append(node.raw)
+            out.append(as_read(node.raw))
         for text in edits.after.get(key, []):
             _end(out, [text])
 
@@ -101,8 +103,9 @@ def _print(nodes: list[Node], edits: Edits, out: list[str],
 def _inline(node: Directive, targets: list[str], edits: Edits, out: list[str],
             includes: dict[tuple[str, int], list[str]], transform: Transform | None,
             config: LoadedConfig) -> None:
-    indent = node.raw[: len(node.raw) - len(node.raw.lstrip(" \t"))]
-    out.append(f"{indent}# confmig: {' '.join(node.raw.split())} (inlined below)\n")
+    raw = as_read(node.raw)
+    indent = raw[: len(raw) - len(raw.lstrip(" \t"))]
+    out.append(f"{indent}# confmig: {' '.join(raw.split())} (inlined below)\n")
     for target in targets:
         parsed = config.files.get(target)
         if parsed is None:

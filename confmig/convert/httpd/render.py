@@ -13,6 +13,7 @@ from confmig.convert.httpd.judge import Verdict
 from confmig.convert.httpd.plan import EMPTY_CONFIG, FilePlan, FileStatus
 from confmig.convert.httpd.templating import render
 from confmig.convert.httpd.text import (
+    as_read,
     comment_lines,
     comment_out,
     directory_arg,
@@ -143,7 +144,16 @@ def _all_commented(plan: FilePlan, body: Block, indent: str) -> None:
         if isinstance(node, Blank):
             body.add("\n", node)
         else:
-            body.add(comment_out(print_nodes([node]), indent), node)
+            body.add(comment_out(_printed(node), indent), node)
+
+
+def _printed(node: Node) -> str:
+    """``print_nodes([node])``, each node's lines as Apache read them (:func:`as_read`: no
+    NUL byte, nothing Apache dropped after one)."""
+    if isinstance(node, Section):
+        text = as_read(node.raw) + "".join(_printed(child) for child in node.children)
+        return text + (as_read(node.close_raw) if node.closed and node.close_raw else "")
+    return as_read(node.raw) if node.raw else print_nodes([node])
 
 
 def _node(plan: FilePlan, node: Node, body: Block, indent: str) -> None:
@@ -151,15 +161,15 @@ def _node(plan: FilePlan, node: Node, body: Block, indent: str) -> None:
     if judgement is not None and judgement.verdict is not Verdict.OK:
         label = "Apache answered 500" if judgement.verdict is Verdict.FATAL else "ignored"
         body.add(comment_lines(f"{label}: {judgement.reason}", indent), node)
-        body.add(comment_out(print_nodes([node]), indent), node)
+        body.add(comment_out(_printed(node), indent), node)
         return
     if isinstance(node, Section):
-        body.add(indent_first_line(node.raw, indent), node)
+        body.add(indent_first_line(as_read(node.raw), indent), node)
         for child in node.children:
             _node(plan, child, body, indent)
-        body.add(indent_first_line(node.close_raw or f"</{node.name}>", indent), node)
+        body.add(indent_first_line(as_read(node.close_raw) or f"</{node.name}>", indent), node)
         return
-    body.add(indent_first_line(node.raw, indent), node)
+    body.add(indent_first_line(as_read(node.raw), indent), node)
 
 
 def render_group(root: str, plans: list[FilePlan], *, keep_500: bool, indent: str = "") -> Block:

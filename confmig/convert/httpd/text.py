@@ -28,6 +28,31 @@ def needs_fnmatch_escape(path: str) -> bool:
     return any(c in path for c in _FNMATCH)
 
 
+def as_read(raw: str) -> str:
+    """*raw* (a node's text as it was read) as Apache read it, when it holds a NUL byte.
+
+    Apache measures a line with ``strlen``: a physical line ends at its first NUL, and what
+    that read returned after it is dropped, newline included (``confmig/syntax/reader.py``) —
+    so a NUL never leaves a continuation behind, and the bytes past the read buffer are
+    already a node of their own.  Each physical line is cut at its NUL and ended with a
+    newline; one that then ends in ``\\`` gets a space, so that it does not continue onto
+    the next line where Apache did not continue it.  Without a NUL, *raw* comes back as is.
+    (For several nodes' text, e.g. a section commented out whole, each line is cut alike.)
+    """
+    if "\0" not in raw:
+        return raw
+    out: list[str] = []
+    for line in raw.split("\n"):
+        nul = line.find("\0")
+        if nul < 0:
+            out.append(line)
+            continue
+        kept = line[:nul]
+        out.append(kept + " " if kept.endswith("\\") else kept)
+    text = "\n".join(out)
+    return text if text.endswith("\n") else text + "\n"
+
+
 def ensure_newline(text: str) -> str:
     return text if not text or text.endswith("\n") else text + "\n"
 
@@ -46,7 +71,7 @@ def comment_out(raw: str, prefix: str) -> str:
     Commenting every line (not only the first, which would already swallow continuation lines
     the way Apache reads comments) keeps the text readable and makes it easy to restore.
     """
-    raw = ensure_newline(raw)
+    raw = ensure_newline(as_read(raw) if "\0" in raw else raw)
     lines = raw.splitlines(keepends=True)
     out = []
     for index, line in enumerate(lines):
