@@ -418,7 +418,8 @@ def bench(
                                           "(every Nth level).")] = "leaf",
     targets: Annotated[str | None, typer.Option(
         help="Comma-separated targets, or all: apache-htaccess (the baseline), apache-httpd, "
-             "nginx, flask-gunicorn; default apache-htaccess,apache-httpd.")] = None,
+             "nginx, nginx-handwritten (with --nginx-config), flask-gunicorn, flask-mod_wsgi, "
+             "flask-waitress; default apache-htaccess,apache-httpd.")] = None,
     mpm: Annotated[str | None, typer.Option(help="Apache MPMs, comma-separated; default "
                                             "event,prefork.")] = None,
     concurrency: Annotated[str, typer.Option(help="Connections, e.g. 1,2,4,10,50.")] = "10",
@@ -430,7 +431,8 @@ def bench(
     duration: Annotated[str | None, typer.Option(help="Per run, e.g. 3s (default).")] = None,
     requests: Annotated[int | None, typer.Option(help="Per run, instead of --duration.")]
     = None,
-    size: Annotated[str, typer.Option(help="small or large files.")] = "small",
+    size: Annotated[str, typer.Option(help="small (128 B) or large (20-150 MB media) "
+                                      "files.")] = "small",
     keepalive: Annotated[str, typer.Option(help="on, off or both.")] = "on",
     repeat: Annotated[int | None, typer.Option(help="Repetitions (runs alternate A B A B); "
                                                "default 3.")] = None,
@@ -449,6 +451,9 @@ def bench(
     wsgi_threads: Annotated[int, typer.Option(help="Threads per WSGI worker.")] = 1,
     quick: Annotated[bool, typer.Option(help="A smoke answer in seconds: every target, 6 files, "
                                         "event only, one 1 s run each.")] = False,
+    nginx_config: Annotated[Path | None, typer.Option(
+        help="A hand-written nginx configuration for the site (the nginx-handwritten "
+             "target): http-level text with one server { } block.")] = None,
 ) -> None:
     """Measure each migration on real servers: req/s, latency and .htaccess lookups per
     request, verified answers first. Exit 0, 1 if a target answered differently from the
@@ -464,7 +469,8 @@ def bench(
             concurrency=concurrency, depth_sweep=depth_sweep, urls=urls, duration=duration,
             requests=requests, size=size, keepalive=keepalive, repeat=repeat, site=site,
             keep=keep, json_path=json_file, html_path=html_file, client=client,
-            wsgi_workers=wsgi_workers, wsgi_threads=wsgi_threads, quick=quick)
+            wsgi_workers=wsgi_workers, wsgi_threads=wsgi_threads, quick=quick,
+            nginx_config=nginx_config)
         report = run_bench(options, err)
     except (BenchUsageError, BenchError) as exc:
         fail(str(exc))

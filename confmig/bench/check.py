@@ -8,17 +8,24 @@ status, ``Location``, a hash of the body, and every header a configuration can s
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from confmig.servers import http_get
+from confmig.servers import Headers, Response, http_get
+from confmig.servers.net import LOOPBACK
 from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
 
 Differences = Callable[[Observed, Observed], list[FieldDiff]]
 
 #: How many of the benchmark URLs are compared (all of them when there are fewer).
 MAX_CHECKED_URLS = 60
+#: Above this many bytes a body is hashed as it arrives, not held in memory (``--size
+#: large``: 150 MB files).
+STREAM_ABOVE_BYTES = 1024 * 1024
+#: A streamed body is read in chunks of this size.
+CHUNK_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -57,15 +64,44 @@ def checked_paths(paths: Sequence[str], limit: int = MAX_CHECKED_URLS) -> list[s
     return [paths[int(i * step)] for i in range(limit)]
 
 
-def fetch_answers(base_url: str, port: int, paths: Sequence[str]) -> dict[str, Observed]:
-    """Each path's answer, reduced to what the configuration decides."""
+def fetch_answers(base_url: str, port: int, paths: Sequence[str], *,
+                  stream: bool = False) -> dict[str, Observed]:
+    """Each path's answer, reduced to what the configuration decides (*stream*: bodies of
+    media size hashed as they arrive, :func:`fetch_streamed`)."""
     answers = {}
     for path in paths:
         try:
-            answers[path] = observe(http_get(base_url, path), port)
+            if stream:
+                answers[path] = fetch_streamed(port, path)
+            else:
+                answers[path] = observe(http_get(base_url, path), port)
         except (OSError, http.client.HTTPException) as exc:
             answers[path] = failed(exc)
     return answers
+
+
+def fetch_streamed(port: int, path: str, timeout: float = 60.0) -> Observed:
+    """GET *path* and observe the answer as :func:`confmig.verify.compare.observe` does,
+    but with a large body hashed chunk by chunk: memory stays at one chunk whatever the file's
+    size (a 150 MB body would otherwise be held several times over)."""
+    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=timeout)
+    try:
+        conn.putrequest("GET", path, skip_accept_encoding=True)
+        conn.putheader("Accept-Encoding", "identity")
+        conn.endheaders()
+        resp = conn.getresponse()
+        head = resp.read(STREAM_ABOVE_BYTES + 1)
+        if len(head) <= STREAM_ABOVE_BYTES:
+            return observe(Response(resp.status, resp.reason, Headers(resp.getheaders()),
+                                    head), port)
+        digest = hashlib.sha256(head)
+        while chunk := resp.read(CHUNK_BYTES):
+            digest.update(chunk)
+        shape = observe(Response(resp.status, resp.reason, Headers(resp.getheaders()),
+                                 head[:4096]), port)
+        return replace(shape, body_sha256=digest.hexdigest())
+    finally:
+        conn.close()
 
 
 def compare(name: str, baseline: dict[str, Observed], candidate: dict[str, Observed],

@@ -84,6 +84,16 @@ class BenchOptions:
     wsgi_workers: int | None = None
     wsgi_threads: int = 1
     quick: bool = False
+    #: ``--nginx-config FILE``: the hand-written nginx configuration the
+    #: ``nginx-handwritten`` target serves the site with.
+    nginx_config: Path | None = None
+
+    @property
+    def large_sizes_mb(self) -> tuple[int, ...]:
+        """``--size large``: the media files' sizes (a single small size with ``--quick``)."""
+        from confmig.bench.tree import LARGE_SIZES_MB, QUICK_LARGE_SIZES_MB
+
+        return QUICK_LARGE_SIZES_MB if self.quick else LARGE_SIZES_MB
 
     @property
     def depths(self) -> tuple[int, ...]:
@@ -105,9 +115,11 @@ class BenchOptions:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        for key in ("site", "json_path", "html_path"):
+        for key in ("site", "json_path", "html_path", "nginx_config"):
             data[key] = str(data[key]) if data[key] is not None else None
         data["depths"] = list(self.depths)
+        if self.size == "large":
+            data["large_sizes_mb"] = list(self.large_sizes_mb)
         return data
 
     def validate(self) -> BenchOptions:
@@ -159,6 +171,8 @@ class BenchOptions:
         if self.wsgi_workers is not None:
             _bounded("--wsgi-workers", self.wsgi_workers, 1, MAX_WSGI_WORKERS)
         _bounded("--wsgi-threads", self.wsgi_threads, 1, MAX_WSGI_THREADS)
+        if self.nginx_config is not None and not self.nginx_config.is_file():
+            raise BenchUsageError(f"--nginx-config {self.nginx_config}: not a file")
         if not 0 <= self.warmup_s <= 10:
             raise BenchUsageError("warm-up must be between 0 and 10 s")
         self._check_outputs()
@@ -249,7 +263,7 @@ def options_from_cli(*, depth: int, files: int | None, htaccess: str, targets: s
                      repeat: int | None, site: Path | None, keep: bool,
                      json_path: Path | None, html_path: Path | None, client: str | None,
                      wsgi_workers: int | None = None, wsgi_threads: int = 1,
-                     quick: bool = False) -> BenchOptions:
+                     quick: bool = False, nginx_config: Path | None = None) -> BenchOptions:
     """Turn the command line's strings into validated :class:`BenchOptions`.
 
     ``None`` means "not given": the default, or with *quick* the :data:`QUICK` value (and every
@@ -280,4 +294,5 @@ def options_from_cli(*, depth: int, files: int | None, htaccess: str, targets: s
         site=site, keep=keep, json_path=json_path, html_path=html_path, client=client,
         warmup_s=QUICK.warmup_s if quick else defaults.warmup_s,
         wsgi_workers=wsgi_workers, wsgi_threads=wsgi_threads, quick=quick,
+        nginx_config=nginx_config,
     ).validate()

@@ -133,6 +133,11 @@ class Summary:
     failed_runs: int
     #: Bytes the client received per request (status line, headers and body), median.
     bytes_per_request: float = 0.0
+    #: Throughput in MB/s over the runs (``--size large``'s figure).
+    mb_per_s: Spread | None = None
+    #: The client's failed requests by kind (``connect``, ``read``, ``write``, ``status``:
+    #: an answer outside 2xx/3xx, ``timeout``), summed over the runs.
+    error_kinds: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,6 +148,8 @@ class Summary:
             "ratio_to_baseline": self.ratio.to_json() if self.ratio else None,
             "client_bound": self.client_bound, "errors": self.errors,
             "bytes_per_request": round(self.bytes_per_request, 1),
+            "mb_per_s": self.mb_per_s.to_json() if self.mb_per_s else None,
+            "error_kinds": dict(self.error_kinds),
         }
 
 
@@ -170,6 +177,11 @@ def summarize_runs(runs: list[RunRecord], baseline: str) -> list[Summary]:
                 latency[key] = spread(values)
         sizes = [r.result.bytes / r.result.requests for r in valid
                  if r.result and r.result.requests and r.result.bytes]
+        kinds: dict[str, int] = {}
+        for r in valid:
+            for kind, count in (r.result.errors if r.result else {}).items():
+                kinds[kind] = kinds.get(kind, 0) + count
+        throughput = [r.result.mb_per_s for r in valid if r.result and r.result.bytes]
         summaries.append(Summary(
             condition=condition, target=target, label=records[0].label, runs=len(valid),
             rps=spread([r.rps for r in valid]) if valid else None, latency_ms=latency,
@@ -177,5 +189,7 @@ def summarize_runs(runs: list[RunRecord], baseline: str) -> list[Summary]:
             errors=sum(r.result.error_count for r in valid if r.result),
             failed_runs=len(records) - len(valid),
             bytes_per_request=spread(sizes).median if sizes else 0.0,
+            mb_per_s=spread(throughput) if throughput else None,
+            error_kinds=kinds,
         ))
     return summaries

@@ -14,7 +14,7 @@ from confmig.bench.capacity import LINKS, capacity, overheads, peak_summaries
 from confmig.bench.charts import PALETTE, Point, Series, bar_chart, line_chart
 from confmig.bench.records import Summary
 from confmig.bench.runner import BenchReport
-from confmig.bench.summary import capacity_lines, headline_lines
+from confmig.bench.summary import capacity_lines, failed_requests, headline_lines, large_rows
 from confmig.bench.sweep import SweepFacet, sweep_facets
 from confmig.bench.targets import BASELINE
 from confmig.fs import atomic_write
@@ -166,6 +166,7 @@ def render_html(report: BenchReport) -> str:
         sweeps=[(f, mean_latency_chart(f, report.summaries), f.sentences()) for f in facets],
         overheads=overheads(report.summaries), capacity_rows=_capacity_rows(report),
         capacity_lines=capacity_lines(report), links=[name for name, _ in LINKS],
+        large_rows=[(s, failed_requests(s)) for s in large_rows(report)],
     )
 
 

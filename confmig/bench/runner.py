@@ -56,6 +56,9 @@ BUSY_FRACTION = 0.25
 MAX_NOTES_SHOWN = 5
 #: The ceiling run is at most this long (it only needs an order of magnitude).
 CEILING_MAX_S = 2.0
+#: ``--size large``: how many of the benchmark URLs are compared before measuring (each is a
+#: whole media file; the first ones cover every size).
+LARGE_CHECKED_URLS = 4
 
 
 class BenchError(RuntimeError):
@@ -228,7 +231,8 @@ class _Runner:
         group = Group(depth, mpm, site.to_json(), paths)
         report.groups.append(group)
         ctx = TargetContext(site.docroot, mpm, self.cpus.server, self.workdir,
-                            self.wsgi_workers, self.options.wsgi_threads)
+                            self.wsgi_workers, self.options.wsgi_threads,
+                            self.options.nginx_config)
         live: list[Target] = []
         with contextlib.ExitStack() as stack:
             for cls in self.classes:
@@ -257,7 +261,7 @@ class _Runner:
         self.ui.message(f"✗ {record.label}: not measured — {why}", "error")
 
     def _start(self, target: Target, record: TargetRecord, stack: contextlib.ExitStack) -> bool:
-        reason = target.unavailable_reason()
+        reason = target.missing()
         if reason is not None:
             self.not_measured(record, reason)
             return False
@@ -298,9 +302,10 @@ class _Runner:
         """Compare every target with the baseline on the benchmark URLs; drop the ones that
         answer differently (a fast wrong server proves nothing)."""
         baseline = live[0]
-        sample = checked_paths(paths)
+        large = self.options.size == "large"
+        sample = paths[:LARGE_CHECKED_URLS] if large else checked_paths(paths)
         self.ui.phase(f"verifying answers on {len(sample)} URLs")
-        want = fetch_answers(baseline.base_url, baseline.port, sample)
+        want = fetch_answers(baseline.base_url, baseline.port, sample, stream=large)
         problem = baseline_problem(want)
         if problem is not None:
             for target in live:
@@ -312,8 +317,8 @@ class _Runner:
         for target in live:
             record = group.target(target.name)
             assert record is not None
-            got = want if target is baseline else fetch_answers(target.base_url, target.port,
-                                                                sample)
+            got = want if target is baseline else fetch_answers(
+                target.base_url, target.port, sample, stream=large)
             result = compare(target.name, want, got, target.differences)
             result.seq = self.next_seq()
             record.check = result
@@ -331,8 +336,8 @@ class _Runner:
         return kept
 
     def _count_syscalls(self, live: list[Target], group: Group, paths: list[str]) -> None:
-        if not self.options.strace:
-            return
+        if not self.options.strace or self.options.size == "large":
+            return  # large: see _run_matrix's note
         missing = strace_missing_reason()
         for target in live:
             record = group.target(target.name)
@@ -357,7 +362,8 @@ class _Runner:
         for keepalive in options.keepalive_values:
             for concurrency in options.concurrency:
                 cond = Condition(depth, mpm, keepalive, concurrency, options.urls, options.size)
-                self.measure_ceiling(cond, paths, report)
+                if options.size != "large":
+                    self.measure_ceiling(cond, paths, report)
                 if options.warmup_s > 0:
                     for target in live:
                         self.ui.phase(f"warming up {target.label}")
@@ -511,6 +517,16 @@ def run_bench(options: BenchOptions, ui: BenchUI | None = None) -> BenchReport:
 
 
 def _run_matrix(runner: _Runner, options: BenchOptions, report: BenchReport) -> None:
+    if options.size == "large" and options.site is None:
+        sizes = ", ".join(f"{mb}" for mb in options.large_sizes_mb)
+        runner.ui.message(
+            f"large files: {sizes} MB (cycled over each level's files; sparse, so they take "
+            "no disk and read as zeros from the page cache); throughput in MB/s, failed and "
+            f"timed-out requests (the client gives up on a request after "
+            f"{LoadSpec.timeout_s:g} s)")
+        runner.warn("--size large: no strace counts (the file-system work per request does "
+                    "not depend on the file's size: see a --size small run) and no client "
+                    "ceiling (it is measured with a small answer)")
     if options.site is not None:
         runner.ui.phase(f"scanning {options.site}")
         site = scan_site(options.site)
@@ -518,8 +534,9 @@ def _run_matrix(runner: _Runner, options: BenchOptions, report: BenchReport) -> 
         return
     for depth in options.depths:
         runner.ui.phase(f"generating the depth-{depth} tree")
-        site = generate_tree(TreeSpec(depth, options.files, options.htaccess, options.size),
-                             parent=runner.workdir)
+        spec = TreeSpec(depth, options.files, options.htaccess, options.size,
+                        options.large_sizes_mb)
+        site = generate_tree(spec, parent=runner.workdir)
         _run_site(runner, options, report, site, depth)
         if not options.keep:
             shutil.rmtree(site.docroot, ignore_errors=True)

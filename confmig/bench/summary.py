@@ -137,6 +137,40 @@ def capacity_table(report: BenchReport) -> Table | None:
     return table
 
 
+#: The client's error kinds that mean a request got no (complete) answer.
+FAILED_KINDS = ("connect", "read", "write")
+
+
+def large_rows(report: BenchReport) -> list[Summary]:
+    """The ``--size large`` summaries, in the order they were measured."""
+    return [s for s in report.summaries if s.condition.size == "large"]
+
+
+def failed_requests(s: Summary) -> int:
+    """Requests that got no complete answer: the connection failed, was closed or reset."""
+    return sum(s.error_kinds.get(kind, 0) for kind in FAILED_KINDS)
+
+
+def large_table(report: BenchReport) -> Table | None:
+    """``--size large``: throughput and the requests that failed or timed out, per target."""
+    rows = large_rows(report)
+    if not rows:
+        return None
+    sizes = ", ".join(str(mb) for mb in report.options.large_sizes_mb)
+    table = Table(title=f"large files ({sizes} MB): throughput (MB/s, median with min–max) "
+                  "and requests without an answer, summed over the runs", title_justify="left",
+                  title_style="bold", header_style="bold")
+    for name in ("condition", "target", "MB/s", "req/s", "failed", "non-2xx/3xx",
+                 "timed out"):
+        table.add_column(name, justify="left" if name in ("condition", "target") else "right")
+    for s in rows:
+        table.add_row(s.condition.label, s.label,
+                      s.mb_per_s.format("{:,.0f}") if s.mb_per_s else "—",
+                      f"{s.rps.median:,.1f}" if s.rps else "—", str(failed_requests(s)),
+                      str(s.error_kinds.get("status", 0)), str(s.error_kinds.get("timeout", 0)))
+    return table
+
+
 def compact(value: float) -> str:
     """``950``, ``31k``, ``12.6M``, ``1.07bn``: a large count at a glance."""
     for threshold, unit, suffix in ((1e9, 1e9, "bn"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
@@ -179,7 +213,7 @@ def summary_renderable(report: BenchReport) -> RenderableType:
     lines = headline_lines(report)
     if lines:
         parts.append(Text("\n".join(lines), style="bold"))
-    for extra in (overhead_table(report), capacity_table(report)):
+    for extra in (large_table(report), overhead_table(report), capacity_table(report)):
         if extra is not None:
             parts.append(extra)
     more = capacity_lines(report) + sweep_lines(report)

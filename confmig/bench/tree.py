@@ -8,7 +8,11 @@ Layout for depth 3 (levels are counted from the docroot, which is level 0)::
     DOCROOT/0/1/2/.htaccess 0.foo 1.bar …    level 3 = the deepest (``--htaccess leaf``)
 
 All files of one size share one inode (hard links): identical bodies and ``ETag``s everywhere,
-no disk cost for ``--size large`` deep sweeps, and nothing for the page cache to tell apart.
+and nothing for the page cache to tell apart. With ``--size large`` the files are media-sized
+(:data:`LARGE_SIZES_MB`, 20–150 MB, cycled over the file names) and *sparse*: each size is one
+file made with ``truncate`` (no disk blocks; reads return zeros), hard-linked everywhere, so a
+deep tree of large files costs no disk and at most the sum of the distinct sizes in the page
+cache.
 """
 
 from __future__ import annotations
@@ -21,7 +25,11 @@ from urllib.parse import quote
 from confmig.servers import make_docroot
 
 SMALL_BYTES = 128
-LARGE_BYTES = 256 * 1024
+MB = 1024 * 1024
+#: ``--size large``: the media files' sizes in MiB, cycled over ``0.foo 1.bar 2.foo …``.
+LARGE_SIZES_MB: tuple[int, ...] = (20, 50, 100, 150)
+#: ``--size large --quick``: one size, small enough for a test run.
+QUICK_LARGE_SIZES_MB: tuple[int, ...] = (20,)
 HEADER_NAME = "X-Confmig-Bench"
 ACCESS_FILE = ".htaccess"
 
@@ -34,6 +42,18 @@ class TreeSpec:
     files: int
     htaccess: str = "leaf"  # leaf | every | N
     size: str = "small"
+    large_sizes_mb: tuple[int, ...] = LARGE_SIZES_MB
+
+    def file_bytes(self, index: int) -> int:
+        """The size of file *index* of a level (the same at every level)."""
+        if self.size != "large":
+            return SMALL_BYTES
+        return self.large_sizes_mb[index % len(self.large_sizes_mb)] * MB
+
+    @property
+    def distinct_sizes(self) -> tuple[int, ...]:
+        """Every file size in the tree, in bytes, in first-use order."""
+        return tuple(dict.fromkeys(self.file_bytes(i) for i in range(self.files)))
 
     def has_htaccess(self, level: int) -> bool:
         """Does chain level *level* (1..depth) hold an ``.htaccess``? The docroot never does."""
@@ -107,11 +127,26 @@ AddCharset utf-8 .bar
 """
 
 
-def file_body(size: str) -> bytes:
-    """The content every generated file shares."""
-    target = LARGE_BYTES if size == "large" else SMALL_BYTES
+def file_body(size: str = "small") -> bytes:
+    """The content every small generated file shares."""
     line = b"confmig bench: the same bytes in every file of the tree.\n"
-    return (line * (target // len(line) + 1))[:target]
+    return (line * (SMALL_BYTES // len(line) + 1))[:SMALL_BYTES]
+
+
+def _make_sources(spec: TreeSpec, parent: Path, stem: str) -> dict[int, Path]:
+    """One file per distinct size, to be hard-linked into the tree: the small body written
+    out, a large one sparse (``truncate``: no disk blocks)."""
+    sources = {}
+    for nbytes in spec.distinct_sizes:
+        source = parent / f".{stem}.{nbytes}.body"
+        if spec.size == "large":
+            with open(source, "wb") as handle:
+                handle.truncate(nbytes)
+        else:
+            source.write_bytes(file_body())
+        source.chmod(0o644)
+        sources[nbytes] = source
+    return sources
 
 
 def generate_tree(spec: TreeSpec, parent: Path | None = None) -> SiteFiles:
@@ -120,11 +155,10 @@ def generate_tree(spec: TreeSpec, parent: Path | None = None) -> SiteFiles:
     The caller removes ``result.docroot`` (unless the user asked to keep it).
     """
     docroot = make_docroot(prefix=f"confmig-bench-d{spec.depth}-", parent=parent)
-    content = docroot.parent / f".{docroot.name}.body"
-    content.write_bytes(file_body(spec.size))
-    content.chmod(0o644)
     by_level: dict[int, list[str]] = {}
+    sources: dict[int, Path] = {}
     try:
+        sources = _make_sources(spec, docroot.parent, docroot.name)
         for level in range(spec.depth + 1):
             rel = level_dir(level)
             directory = docroot / rel if rel else docroot
@@ -133,7 +167,7 @@ def generate_tree(spec: TreeSpec, parent: Path | None = None) -> SiteFiles:
             urls = []
             for index in range(spec.files):
                 name = file_name(index)
-                _link_or_copy(content, directory / name)
+                _link_or_copy(sources[spec.file_bytes(index)], directory / name)
                 urls.append(f"/{rel}/{name}" if rel else f"/{name}")
             by_level[level] = urls
             if spec.has_htaccess(level):
@@ -141,7 +175,8 @@ def generate_tree(spec: TreeSpec, parent: Path | None = None) -> SiteFiles:
                 access.write_text(htaccess_text(level))
                 access.chmod(0o644)
     finally:
-        content.unlink(missing_ok=True)
+        for source in sources.values():
+            source.unlink(missing_ok=True)
     levels = tuple(lvl for lvl in range(1, spec.depth + 1) if spec.has_htaccess(lvl))
     return SiteFiles(docroot, by_level, levels, generated=True)
 
@@ -149,8 +184,13 @@ def generate_tree(spec: TreeSpec, parent: Path | None = None) -> SiteFiles:
 def _link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
-    except OSError:  # e.g. a filesystem without hard links
-        target.write_bytes(source.read_bytes())
+    except OSError:  # e.g. a filesystem without hard links: copy, keeping holes
+        with open(source, "rb") as src, open(target, "wb") as dst:
+            size = os.fstat(src.fileno()).st_size
+            if size > SMALL_BYTES:
+                dst.truncate(size)
+            else:
+                dst.write(src.read())
         target.chmod(0o644)
 
 

@@ -53,13 +53,16 @@ CONVERTERS: tuple[Converter, ...] = (
     Converter("nginx", "one nginx server { } that answers like Apache",
               convert="confmig.convert.nginx.command:convert_request",
               verify="confmig.verify.nginx:prepare",
-              bench=("confmig.bench.targets.nginx:NginxTarget",)),
+              bench=("confmig.bench.targets.nginx:NginxTarget",
+                     "confmig.bench.targets.nginx:NginxHandwrittenTarget")),
     Converter("plan", "the target-neutral site plan as JSON (what the emitters render)",
               convert="confmig.convert.nginx.command:plan_request"),
     Converter("flask", "one Python module (Flask) that answers like Apache",
               convert="confmig.convert.flask.command:convert_request",
               verify="confmig.verify.flask:prepare",
-              bench=("confmig.bench.targets.flask:FlaskGunicornTarget",)),
+              bench=("confmig.bench.targets.flask:FlaskGunicornTarget",
+                     "confmig.bench.targets.flask:FlaskModWsgiTarget",
+                     "confmig.bench.targets.flask:FlaskWaitressTarget")),
 )
 BY_NAME = {c.name: c for c in CONVERTERS}
 

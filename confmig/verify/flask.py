@@ -77,12 +77,7 @@ class ModWsgiTarget(Target):
         module = self.app_dir / f"{MODULE_NAME}.wsgi"
         module.write_text(self.module_text)
         module.chmod(0o644)
-        paths = ":".join([str(self.app_dir), *_site_packages()])
-        config = (f"WSGIDaemonProcess confmig processes=1 threads=4 python-path={paths}\n"
-                  "WSGIProcessGroup confmig\nWSGIApplicationGroup %{GLOBAL}\n"
-                  "WSGIPassAuthorization On\n"
-                  f"WSGIScriptAlias / {module}\nWSGICallableObject app\n"
-                  f"<Directory {self.app_dir}>\n    Require all granted\n</Directory>\n")
+        config = mod_wsgi_config(self.app_dir, module)
         modules = [*default_modules(self.binary), "wsgi"]
         self.server = ApacheServer(docroot=self.docroot, allow_override="None",
                                    extra_config=config, binary=self.binary, modules=modules)
@@ -106,6 +101,19 @@ class ModWsgiTarget(Target):
 
     def diagnostics(self) -> str:
         return self.server.error_log_text()[-2000:] if self.server is not None else ""
+
+
+def mod_wsgi_config(app_dir: Path, module: Path, *, processes: int = 1,
+                    threads: int = 4) -> str:
+    """The server-context lines that run *module* (in *app_dir*) under mod_wsgi's daemon
+    mode for every URL (also used by ``confmig bench``'s flask-mod_wsgi target)."""
+    paths = ":".join([str(app_dir), *_site_packages()])
+    return (f"WSGIDaemonProcess confmig processes={processes} threads={threads} "
+            f"python-path={paths}\n"
+            "WSGIProcessGroup confmig\nWSGIApplicationGroup %{GLOBAL}\n"
+            "WSGIPassAuthorization On\n"
+            f"WSGIScriptAlias / {module}\nWSGICallableObject app\n"
+            f"<Directory {app_dir}>\n    Require all granted\n</Directory>\n")
 
 
 def _site_packages() -> list[str]:

@@ -5,6 +5,7 @@ a target this machine cannot run is reported as not measured, with the reason.""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,14 @@ from confmig.bench.targets import (
     Target,
     TargetContext,
 )
-from confmig.bench.targets.flask import FlaskGunicornTarget
-from confmig.bench.targets.nginx import NginxTarget
+from confmig.bench.targets.flask import (
+    FlaskGunicornTarget,
+    FlaskModWsgiTarget,
+    FlaskWaitressTarget,
+)
+from confmig.bench.targets.nginx import NginxHandwrittenTarget, NginxTarget
 from confmig.convert import registry
-from confmig.servers import ServerNotFound, port_open
+from confmig.servers import ServerNotFound, make_docroot, port_open
 
 pytestmark = [pytest.mark.apache, pytest.mark.usefixtures("apache")]
 
@@ -49,18 +54,40 @@ def gunicorn_missing() -> str | None:
 
 def test_the_registry_names_every_bench_target() -> None:
     named = [cls.name for c in registry.CONVERTERS for cls in c.bench_targets()]
-    assert named == ["apache-httpd", "nginx", "flask-gunicorn"]
+    assert named == ["apache-httpd", "nginx", "nginx-handwritten", "flask-gunicorn",
+                     "flask-mod_wsgi", "flask-waitress"]
     assert list(TARGETS) == [BASELINE, *named]
     assert all(issubclass(cls, Target) for cls in TARGETS.values())
 
 
-@pytest.mark.parametrize("cls", [NginxTarget, FlaskGunicornTarget], ids=lambda c: c.name)
+#: A hand-written nginx configuration for small_site (http text with one server).
+HANDWRITTEN = """map $uri $bench_level { ~^/sub/ sub; }
+server {
+    listen 80;
+    server_name example.test;
+    root /var/www/elsewhere;
+    types { text/plain bar; text/html foo; }
+    location /sub/ {
+        add_header X-Confmig-Bench $bench_level;
+        rewrite "^/sub/legacy/(.+)\\.html$" /sub/$1.foo last;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("cls", [NginxTarget, NginxHandwrittenTarget, FlaskGunicornTarget,
+                                 FlaskModWsgiTarget, FlaskWaitressTarget],
+                         ids=lambda c: c.name)
 def test_start_verify_stop(cls: type[Target], docroot: Path, tmp_path: Path) -> None:
     reason = cls.unavailable_reason()
     if reason is not None:
         pytest.skip(reason)
     site = small_site(docroot)
-    ctx = TargetContext(site, "event", None, tmp_path, wsgi_workers=2, wsgi_threads=1)
+    config = tmp_path / "handwritten.conf"
+    config.write_text(HANDWRITTEN)
+    workdir = make_docroot(prefix="confmig-bench-work-")  # the workers read files there
+    ctx = TargetContext(site, "event", None, workdir, wsgi_workers=2, wsgi_threads=2,
+                        nginx_config=config)
     baseline, target = ApacheHtaccessTarget(ctx), cls(ctx)
     try:
         for t in (baseline, target):
@@ -79,10 +106,22 @@ def test_start_verify_stop(cls: type[Target], docroot: Path, tmp_path: Path) -> 
         if cls is FlaskGunicornTarget:
             assert len(pids) >= 3  # the master and the two workers asked for
             assert target.prepared.details["workers"] == 2
+        if cls is FlaskModWsgiTarget:  # Apache's children and the daemon processes asked for
+            assert target.server is not None
+            extra = (target.server.root / "extra.conf").read_text()
+            assert "WSGIDaemonProcess confmig processes=2 threads=2 " in extra
+            assert len(pids) >= 4  # the master, a child, and the two daemon processes
+        if cls is FlaskWaitressTarget:
+            assert target.prepared.details["workers"] == 1 and "1p×2t" in target.label
+        if cls is NginxHandwrittenTarget:
+            # its own listen/server_name/root are replaced; the rest is served as written
+            assert got["/sub/1.bar"].headers["content-type"] == "text/plain"
+            assert any("root left out" in note for note in target.prepared.notes)
         assert all(_alive(pid) for pid in pids)
     finally:
         target.stop()
         baseline.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
     assert not port_open("127.0.0.1", port)
     assert not any(_alive(pid) for pid in pids)
 
@@ -145,3 +184,33 @@ def test_unavailable_reason_names_what_is_missing(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(nginx_module, "find_nginx", no_nginx)
     assert NginxTarget.unavailable_reason() == "nginx not found on PATH"
+
+
+def test_the_handwritten_target_needs_its_configuration(tmp_path: Path) -> None:
+    ctx = TargetContext(tmp_path, "event", None, tmp_path)
+    assert NginxHandwrittenTarget(ctx).missing() == (
+        "needs --nginx-config FILE (the hand-written nginx configuration)")
+    config = tmp_path / "site.conf"
+    config.write_text(HANDWRITTEN)
+    ctx = TargetContext(tmp_path, "event", None, tmp_path, nginx_config=config)
+    assert NginxHandwrittenTarget(ctx).missing() == NginxTarget.unavailable_reason()
+
+
+def test_a_handwritten_header_is_not_held_against_it_a_body_is() -> None:
+    from confmig.verify.compare import Observed
+
+    want = Observed(200, body_sha256="a", headers={"x-frame-options": "DENY"})
+    assert NginxHandwrittenTarget.differences(want, Observed(200, body_sha256="a")) == []
+    assert NginxTarget.differences(want, Observed(200, body_sha256="a")) != []
+    assert [d.field for d in NginxHandwrittenTarget.differences(
+        want, Observed(403, body_sha256="b"))] == ["status", "body"]
+
+
+def test_waitress_is_reported_unavailable_when_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "waitress" else real(name, *a))
+    assert FlaskWaitressTarget.unavailable_reason() == (
+        "waitress and flask are needed: pip install 'confmig[bench]'")

@@ -76,6 +76,12 @@ class LoadResult:
         return self.requests / self.duration_s if self.duration_s > 0 else 0.0
 
     @property
+    def mb_per_s(self) -> float:
+        """Throughput: bytes the client received (headers and bodies, a response cut off at
+        the end of the run included) per second, in MB (10^6 bytes)."""
+        return self.bytes / self.duration_s / 1e6 if self.duration_s > 0 else 0.0
+
+    @property
     def error_count(self) -> int:
         return sum(self.errors.values())
 
@@ -87,6 +93,7 @@ class LoadResult:
             "latency_ms": {k: round(v, 4) for k, v in self.latency_ms.items()},
             "errors": dict(self.errors),
             "bytes": self.bytes,
+            "mb_per_s": round(self.mb_per_s, 3),
         }
 
 

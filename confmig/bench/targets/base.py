@@ -39,6 +39,8 @@ class TargetContext:
     workdir: Path
     wsgi_workers: int = 1
     wsgi_threads: int = 1
+    #: ``--nginx-config FILE``, for the ``nginx-handwritten`` target.
+    nginx_config: Path | None = None
 
 
 @dataclass
@@ -77,6 +79,11 @@ class Target(ServerUnderTest):
     def unavailable_reason(cls) -> str | None:
         """Why this target cannot run on this machine, or None."""
         return None
+
+    def missing(self) -> str | None:
+        """Why this target cannot run in this benchmark (the machine, or an option it needs
+        and was not given), or None."""
+        return self.unavailable_reason()
 
     @staticmethod
     def differences(original: Observed, converted: Observed) -> list[FieldDiff]:

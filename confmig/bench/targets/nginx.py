@@ -63,3 +63,46 @@ class NginxTarget(Target):
             self.prepare()
         return NginxServer(self.body or "", self.ctx.docroot, http_config=self.http,
                            cpus=self.ctx.cpus, worker_processes=self.workers)
+
+
+#: What a hand-written configuration must answer like the baseline before it is measured:
+#: the same status, redirect target and body (it serves the same files). Its headers are
+#: its author's choice — that is what is being compared — so they are not held against it.
+HANDWRITTEN_FIELDS = ("error", "status", "location", "body")
+
+
+class NginxHandwrittenTarget(NginxTarget):
+    """nginx with a person's configuration for the site (``--nginx-config FILE``, e.g. h5bp's
+    server-configs-nginx), one worker per server core like the ``nginx`` target."""
+
+    name = "nginx-handwritten"
+    description = "nginx serving a hand-written configuration (--nginx-config)"
+
+    def missing(self) -> str | None:
+        if self.ctx.nginx_config is None:
+            return "needs --nginx-config FILE (the hand-written nginx configuration)"
+        return self.unavailable_reason()
+
+    @staticmethod
+    def differences(original: Observed, converted: Observed) -> list[FieldDiff]:
+        from confmig.verify.nginx import nginx_differences
+
+        return [d for d in nginx_differences(original, converted)
+                if d.field in HANDWRITTEN_FIELDS]
+
+    def prepare(self) -> None:
+        from confmig.bench.nginx_text import NginxTextError, split_handwritten
+
+        path = self.ctx.nginx_config
+        if path is None:
+            raise TargetUnavailable("needs --nginx-config FILE")
+        try:
+            split = split_handwritten(path)
+        except NginxTextError as exc:
+            raise TargetUnavailable(str(exc)) from exc
+        self.body, self.http = split.server_body, split.http_config
+        (self.ctx.workdir / "nginx-handwritten-server.conf").write_text(self.body)
+        (self.ctx.workdir / "nginx-handwritten-http.conf").write_text(self.http)
+        self.prepared.notes = list(split.notes)
+        self.prepared.details.update(config=str(path), worker_processes=self.workers,
+                                     compared=list(HANDWRITTEN_FIELDS))

@@ -1,0 +1,147 @@
+"""Issue 12's h5bp proof: h5bp ships the same policies for Apache and nginx. Its Apache side
+(``dist/.htaccess``) converted by ``confmig convert --to nginx`` and its hand-written nginx
+side (``nginx.conf`` with the ``server.localhost`` test vhost) run on two real nginx servers
+over the same files (``bench/h5bp_nginx.py`` builds both); status, Cache-Control/Expires,
+security headers, Content-Type, forbidden files and the custom 404 are compared.
+
+Every difference must have one of the reasons in :data:`REASONS` (the README's nginx section
+lists them), and every reason must still be seen: a new difference, or one that went away,
+fails the test. The www → non-www block is left out on both sides
+(:func:`bench.h5bp_nginx.cut_nowww` says why).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+
+import pytest
+
+from bench.h5bp_nginx import APACHE, FILES, NGINX, h5bp_site, handwritten_config
+from confmig.bench.nginx_text import split_handwritten
+from confmig.servers import NginxServer, ServerNotFound, find_nginx, http_get, make_docroot
+
+ORIGIN = {"Origin": "https://a.example"}
+#: (URL, request headers): every file, the access file, a miss, a directory, a query string,
+#: and cross-origin requests for an image and a font.
+REQUESTS = [("/", {}), *((f"/{name}", {}) for name in FILES), ("/.htaccess", {}),
+            ("/missing", {}), ("/css/", {}), ("/img/logo.png?v=1", {}),
+            ("/img/logo.png", ORIGIN), ("/fonts/a.woff2", ORIGIN)]
+#: Security headers h5bp sets on one side or the other.
+SECURITY = ("x-content-type-options", "x-frame-options", "content-security-policy",
+            "referrer-policy", "permissions-policy", "cross-origin-embedder-policy",
+            "cross-origin-opener-policy", "cross-origin-resource-policy",
+            "strict-transport-security", "access-control-allow-origin")
+COMPARED = ("status", "cache-control", "expires", "content-type", *SECURITY, "404 body")
+#: Headers that dist/.htaccess ships commented out and the nginx test vhost turns on.
+OFF_IN_APACHE_BUILD = ("x-frame-options", "content-security-policy", "referrer-policy",
+                       "permissions-policy", "cross-origin-embedder-policy",
+                       "cross-origin-opener-policy", "cross-origin-resource-policy")
+
+REASONS = {
+    "off in h5bp's Apache build": "dist/.htaccess ships X-Frame-Options, CSP, "
+        "Referrer-Policy, Permissions-Policy and the Cross-Origin-*-Policy headers commented "
+        "out; h5bp's nginx test vhost includes them. confmig sends what Apache sends: none.",
+    "Cache-Control extensions": "the Apache side gets Cache-Control only from mod_expires "
+        "(max-age=N; max-age=0 for HTML, JSON and XML); h5bp's nginx adds cache-control.conf's "
+        "map by type (public, immutable, stale-while-revalidate; no-cache for max-age 0).",
+    "CORS for images without Origin": "Apache sends Access-Control-Allow-Origin for images "
+        "only to a request with an Origin (SetEnvIf Origin \":\" IS_CORS + env=IS_CORS); h5bp's "
+        "nginx sends it by type to every request.",
+    "CORS for images with Origin": "confmig does not translate `Header … env=IS_CORS` "
+        "(announced: .htaccess line 54), so its nginx never sends it for images; Apache and "
+        "h5bp's nginx do.",
+    "custom 404": "dist/.htaccess has `ErrorDocument 404 /404.html` commented out; h5bp's "
+        "nginx includes custom_errors.conf (error_page 404 /404.html).",
+}
+MAX_AGE = re.compile(r"max-age=(\d+)$")
+
+
+def reason(url: str, headers: dict[str, str], field: str, ours: str, theirs: str) -> str | None:
+    """Which documented reason explains this difference (None: an unexplained one)."""
+    if field in OFF_IN_APACHE_BUILD and ours == "(absent)":
+        return "off in h5bp's Apache build"
+    if field == "cache-control" and (match := MAX_AGE.match(ours)):
+        seconds = int(match[1])
+        if (seconds == 0 and theirs in ("no-cache", "no-cache, private, must-revalidate")) or \
+                (seconds > 0 and theirs.startswith(f"max-age={seconds}, public")):
+            return "Cache-Control extensions"
+    if field == "access-control-allow-origin" and ours == "(absent)" and theirs == "*":
+        return "CORS for images with Origin" if headers else "CORS for images without Origin"
+    if field == "404 body" and url == "/missing" and theirs == FILES["404.html"]:
+        return "custom 404"
+    return None
+
+
+def observe(server: NginxServer, url: str, headers: dict[str, str]) -> dict[str, str]:
+    resp = http_get(server.base_url, url, headers)
+    seen = {"status": str(resp.status)}
+    for name in ("cache-control", "content-type", *SECURITY):
+        seen[name] = resp.headers.get(name, "(absent)")
+    seen["expires"] = "(present)" if "expires" in resp.headers else "(absent)"
+    if resp.status == 404:
+        seen["404 body"] = resp.text
+    return seen
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[tuple[NginxServer, NginxServer]]:
+    if not APACHE.is_file() or not (NGINX / "nginx.conf").is_file():
+        pytest.skip(f"the h5bp corpus is not there ({APACHE.parents[2]})")
+    try:
+        find_nginx()
+    except ServerNotFound as exc:
+        pytest.skip(str(exc))
+    from confmig.convert.nginx import convert_docroot
+
+    docroot = h5bp_site()
+    confdir = make_docroot(prefix="confmig-h5bp-nginx-")
+    converted = convert_docroot(docroot)
+    split = split_handwritten(handwritten_config(confdir))
+    ours = NginxServer(converted.output.body, docroot, http_config=converted.output.http)
+    theirs = NginxServer(split.server_body, docroot, http_config=split.http_config)
+    try:
+        ours.start()
+        theirs.start()
+        yield ours, theirs
+    finally:
+        ours.stop()
+        theirs.stop()
+        shutil.rmtree(docroot, ignore_errors=True)
+        shutil.rmtree(confdir, ignore_errors=True)
+
+
+def test_every_difference_from_h5bps_own_nginx_config_has_its_reason(
+        servers: tuple[NginxServer, NginxServer]) -> None:
+    ours, theirs = servers
+    unexplained, seen = [], set()
+    for url, headers in REQUESTS:
+        a, b = observe(ours, url, headers), observe(theirs, url, headers)
+        for field in COMPARED:
+            if a.get(field) == b.get(field):
+                continue
+            why = reason(url, headers, field, a.get(field, "(none)"), b.get(field, "(none)"))
+            if why is None:
+                unexplained.append(f"{url} {headers or ''} {field}: confmig "
+                                   f"{a.get(field)!r}, h5bp {b.get(field)!r}")
+            seen.add(why)
+    assert unexplained == []
+    assert seen == set(REASONS)
+
+
+def test_both_agree_on_status_type_expiry_and_forbidden_files(
+        servers: tuple[NginxServer, NginxServer]) -> None:
+    """What must not differ: every status (the forbidden files included), Content-Type,
+    whether an Expires is sent, X-Content-Type-Options."""
+    ours, theirs = servers
+    statuses = {}
+    for url, headers in REQUESTS:
+        a, b = observe(ours, url, headers), observe(theirs, url, headers)
+        for field in ("status", "content-type", "expires", "x-content-type-options"):
+            assert a[field] == b[field], (url, field)
+        statuses[url] = a["status"]
+    assert {u: statuses[u] for u in ("/backup.sql", "/.git/config", "/.htaccess", "/css/",
+                                     "/missing", "/.well-known/security.txt")} == {
+        "/backup.sql": "403", "/.git/config": "403", "/.htaccess": "403", "/css/": "403",
+        "/missing": "404", "/.well-known/security.txt": "200"}
