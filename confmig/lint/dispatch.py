@@ -13,7 +13,7 @@ from pathlib import Path
 
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, KINDS, Rule
+from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, KINDS, Rule, rule_class, rule_entries
 from confmig.syntax import Directive, Section
 
 INTERNAL_CODE = "LINT000"
@@ -33,21 +33,62 @@ def _overrides(cls: type[Rule], method: str) -> bool:
 
 class RuleSet:
     """The enabled rules of a run, indexed by the kind of file and the directive names they
-    look at (built once per run, so a file costs one walk and a dictionary lookup per node)."""
+    look at (built once per run, so a file costs one walk and a dictionary lookup per node).
 
-    def __init__(self, rules: Iterable[Rule]) -> None:
-        self.rules = list(rules)
+    :meth:`of` builds it from rule codes without importing every rule: a rule that is only
+    ever handed the directives it names (:attr:`confmig.lint.rule.RuleEntry.dispatched_only`)
+    is imported when a file first has one of them; the others run on every file and are
+    imported at once."""
+
+    def __init__(self, rules: Iterable[Rule], pending: Iterable[str] = ()) -> None:
+        self.rules: list[Rule] = []
         # kind -> lower-case name ("<name" for a section, ANY_*) -> rules
         self.tables: dict[str, dict[str, list[Rule]]] = {kind: {} for kind in KINDS}
-        for rule in self.rules:
-            if not _overrides(type(rule), "check_directive"):
-                continue
+        self.file_rules: list[Rule] = []
+        self.tree_rules: list[Rule] = []
+        self.summary_rules: list[Rule] = []
+        for rule in rules:
+            self._add(rule)
+        # kind -> name -> codes of the rules not imported yet that look at it
+        self.pending: dict[str, dict[str, list[str]]] = {kind: {} for kind in KINDS}
+        entries = rule_entries()
+        for code in pending:
+            entry = entries[code]
+            for kind in entry.kinds:
+                for name in entry.directives:
+                    self.pending[kind].setdefault(name, []).append(code)
+
+    @classmethod
+    def of(cls, codes: Iterable[str]) -> RuleSet:
+        """The rules with these codes; those only dispatched to are imported when needed."""
+        entries = rule_entries()
+        codes = list(codes)
+        now = [rule_class(c)() for c in codes if not entries[c].dispatched_only]
+        return cls(now, [c for c in codes if entries[c].dispatched_only])
+
+    def _add(self, rule: Rule) -> None:
+        self.rules.append(rule)
+        cls = type(rule)
+        if _overrides(cls, "check_directive"):
             for kind in rule.kinds:
                 for name in rule.directives:
-                    self.tables[kind].setdefault(name, []).append(rule)
-        self.file_rules = [r for r in self.rules if _overrides(type(r), "check_file")]
-        self.tree_rules = [r for r in self.rules if _overrides(type(r), "check_tree")]
-        self.summary_rules = [r for r in self.tree_rules if _overrides(type(r), "summarize")]
+                    rules = self.tables[kind].setdefault(name, [])
+                    rules.append(rule)
+                    rules.sort(key=lambda r: r.code)
+        if _overrides(cls, "check_file"):
+            self.file_rules.append(rule)
+        if _overrides(cls, "check_tree"):
+            self.tree_rules.append(rule)
+            if _overrides(cls, "summarize"):
+                self.summary_rules.append(rule)
+
+    def _import_pending(self, kind: str, name: str) -> None:
+        """Import and add the pending rules that look at *name* in a file of *kind*."""
+        codes = self.pending[kind].pop(name)
+        loaded = {r.code for r in self.rules}
+        for code in codes:
+            if code not in loaded:
+                self._add(rule_class(code)())
 
     @property
     def has_tree_rules(self) -> bool:
@@ -57,8 +98,8 @@ class RuleSet:
         """Every per-directive and whole-file finding for one file."""
         out: list[Finding] = []
         table = self.tables.get(ctx.kind)
-        if table and ctx.read_by_apache:
-            self._dispatch(ctx, table, out)
+        if (table or self.pending.get(ctx.kind)) and ctx.read_by_apache:
+            self._dispatch(ctx, out)
         for rule in self.file_rules:
             try:
                 out.extend(rule.check_file(ctx))
@@ -66,17 +107,24 @@ class RuleSet:
                 out.append(internal_error(rule, ctx.path, exc))
         return out
 
-    @staticmethod
-    def _dispatch(ctx: FileContext, table: dict[str, list[Rule]], out: list[Finding]) -> None:
+    def _dispatch(self, ctx: FileContext, out: list[Finding]) -> None:
+        table = self.tables[ctx.kind]
+        pending = self.pending[ctx.kind]
         any_directive = table.get(ANY_DIRECTIVE, [])
         any_section = table.get(ANY_SECTION, [])
         broken: set[str] = set()
         for node, parents in ctx.walk():
             if isinstance(node, Directive):
-                rules = table.get(node.lname, ())
+                key = node.lname
+                if pending and key in pending:
+                    self._import_pending(ctx.kind, key)
+                rules = table.get(key, ())
                 rules = [*rules, *any_directive] if rules else any_directive
             elif isinstance(node, Section):
-                rules = table.get("<" + node.lname, ())
+                key = "<" + node.lname
+                if pending and key in pending:
+                    self._import_pending(ctx.kind, key)
+                rules = table.get(key, ())
                 rules = [*rules, *any_section] if rules else any_section
             else:
                 continue

@@ -34,7 +34,7 @@ from confmig.lint.context import (
 )
 from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
 from confmig.lint.finding import Finding
-from confmig.lint.rule import all_rules
+from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
@@ -73,7 +73,7 @@ class LintResult:
 
 
 def enabled_rules(settings: Settings) -> RuleSet:
-    return RuleSet(cls() for cls in all_rules() if settings.enabled(cls.code))
+    return RuleSet.of(code for code in rule_codes() if settings.enabled(code))
 
 
 # -- building contexts -----------------------------------------------------------------------
@@ -303,7 +303,7 @@ def lint_paths(
             raw += _lint_server(path, env, rules, result, suppressions, defines)
         else:
             result.errors.append(f"{path}: {missing_message(path)}")
-    known = [cls.code for cls in all_rules()]
+    known = rule_codes()
     kept = apply_suppressions(raw, suppressions, settings.enabled, known)
     kept = [f for f in kept if not settings.ignored_for_file(f.code, f.file)]
     result.findings = sort_findings(kept)
@@ -512,7 +512,7 @@ def lint_text(
         suppressions = {(filename if name in (str(path), filename) else name): items
                         for name, items in found.items()}
         findings = apply_suppressions(findings, suppressions, settings.enabled,
-                                      [c.code for c in all_rules()])
+                                      rule_codes())
     return sort_findings(findings)
 
 

@@ -31,15 +31,26 @@ How a rule looks at a file (the engine, :mod:`confmig.lint.engine`, calls these)
   together (mod_rewrite blocks, duplicates, the raw text).
 * ``check_tree`` sees every file of the run at once (duplication across files, depth);
   what it needs of each access file it takes from ``summarize`` (see there).
+
+A lint run imports only the rule modules a file needs (issue 17: a hook pays for the
+start): the rules index (``confmig/lint/rules/index.py``, generated from the rule classes by
+``python tools/gen_rule_index.py``) says where each rule lives and what it looks at, so a
+rule that only looks at directives a file does not have is never imported
+(:class:`confmig.lint.dispatch.RuleSet`).  The index is used only while it names exactly the
+rule files on disk (otherwise every rule is imported, as :func:`all_rules` does), a rule
+already imported is described by its class, and tests/lint/test_rule_index.py fails when the
+index is not what the classes say.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import os
 import pkgutil
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from confmig.lint.finding import Finding, Severity
@@ -133,3 +144,123 @@ def all_rules() -> list[type[Rule]]:
     its rule files register themselves (no list to keep up to date)."""
     _discover()
     return sorted(_RULES.values(), key=lambda r: r.code)
+
+
+# -- the rules index ---------------------------------------------------------------------------
+
+HOOKS = ("check_directive", "check_file", "check_tree", "summarize")
+INDEX_MODULE = RULES_PACKAGE + ".index"
+
+
+@dataclass(frozen=True)
+class RuleEntry:
+    """What a run needs to know of a rule before importing it."""
+
+    code: str
+    module: str
+    name: str
+    directives: frozenset[str]     # what check_directive is given (empty: it has none)
+    kinds: frozenset[str]
+    hooks: frozenset[str]          # the methods of HOOKS the rule implements
+
+    @property
+    def dispatched_only(self) -> bool:
+        """Only ever called for the directives it names: importing it can wait until a file
+        has one of them."""
+        return self.hooks == {"check_directive"} and not (
+            self.directives & {ANY_DIRECTIVE, ANY_SECTION})
+
+
+def entry_of(cls: type[Rule]) -> RuleEntry:
+    hooks = frozenset(h for h in HOOKS if getattr(cls, h) is not getattr(Rule, h))
+    directives = cls.directives if "check_directive" in hooks else frozenset()
+    return RuleEntry(cls.code, cls.__module__, cls.name, frozenset(directives),
+                     frozenset(cls.kinds), hooks)
+
+
+def rule_files() -> list[str]:
+    """The module of every rule file on disk (a directory listing: nothing is imported)."""
+    package = importlib.import_module(RULES_PACKAGE)
+    found = []
+    for base in package.__path__:
+        for family in sorted(os.scandir(base), key=lambda e: e.name):
+            if not family.is_dir() or not os.path.isfile(os.path.join(family.path,
+                                                                      "__init__.py")):
+                continue
+            for entry in os.scandir(family.path):
+                stem, ext = os.path.splitext(entry.name)
+                if ext == ".py" and RULE_FILE.fullmatch(stem):
+                    found.append(f"{RULES_PACKAGE}.{family.name}.{stem}")
+    return sorted(found)
+
+
+@functools.cache
+def rule_index() -> dict[str, RuleEntry]:
+    """Every rule of the package by code, from the generated index when it names exactly the
+    rule files on disk; otherwise (a rule file added or removed since) from the classes, all
+    imported."""
+    from confmig.lint.rules.index import INDEX
+
+    if sorted(str(e["module"]) for e in INDEX.values()) == rule_files():
+        return {code: RuleEntry(code, str(e["module"]), str(e["name"]),
+                                frozenset(e["directives"]), frozenset(e["kinds"]),
+                                frozenset(e["hooks"]))
+                for code, e in INDEX.items()}
+    return {cls.code: entry_of(cls) for cls in all_rules()}
+
+
+def rule_entries() -> dict[str, RuleEntry]:
+    """Every rule by code, sorted: the index's word, and a rule's own for one already imported
+    (or registered from elsewhere, as tests do)."""
+    entries = dict(rule_index())
+    for code, cls in _RULES.items():
+        entries[code] = entry_of(cls)
+    return dict(sorted(entries.items()))
+
+
+def rule_codes() -> list[str]:
+    return list(rule_entries())
+
+
+def rule_names() -> dict[str, str]:
+    return {code: entry.name for code, entry in rule_entries().items()}
+
+
+def rule_class(code: str) -> type[Rule]:
+    """The rule with this code, its module imported if it was not."""
+    if code not in _RULES:
+        importlib.import_module(rule_index()[code].module)
+    return _RULES[code]
+
+
+def _quote(text: str) -> str:
+    """A Python string literal in double quotes (the names are plain ASCII words)."""
+    assert re.fullmatch(r"[\w.<>*-]+", text), text
+    return f'"{text}"'
+
+
+def render_index() -> str:
+    """The source of ``confmig/lint/rules/index.py``, from the rule classes."""
+    lines = ['"""Every lint rule: its module, its name and what it looks at, so that a run imports',
+             "only the rules a file needs (:mod:`confmig.lint.rule`).",
+             "",
+             "Generated from the rule classes by ``python tools/gen_rule_index.py``: do not edit.",
+             '"""',
+             "",
+             "INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {"]
+    for cls in all_rules():
+        entry = entry_of(cls)
+        lines += [f"    {_quote(entry.code)}: {{",
+                  f'        "module": {_quote(entry.module)},',
+                  f'        "name": {_quote(entry.name)},']
+        for field in ("directives", "kinds", "hooks"):
+            values = [_quote(v) for v in sorted(getattr(entry, field))]
+            text = ", ".join(values) + ("," if len(values) == 1 else "")
+            if len(text) < 70:
+                lines.append(f'        "{field}": ({text}),')
+            else:
+                lines += [f'        "{field}": (', *(f"            {v}," for v in values),
+                          "        ),"]
+        lines.append("    },")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -85,7 +85,7 @@ def lint_report(
     """Check the inputs, resolve the settings, lint.  Raises :class:`LintUsageError`."""
     from confmig.lint.config import SettingsError, load_settings
     from confmig.lint.engine import lint_paths
-    from confmig.lint.rule import all_rules
+    from confmig.lint.rule import rule_codes
 
     if not paths:
         raise LintUsageError("give at least one PATH (docroot, .htaccess or server config)")
@@ -97,7 +97,7 @@ def lint_report(
     try:
         settings = load_settings(paths[0]).with_cli(select, ignore, extend_select,
                                                     False if no_cache else None)
-        settings.validate([r.code for r in all_rules()])
+        settings.validate(rule_codes())
     except SettingsError as exc:
         raise LintUsageError(str(exc)) from exc
     result = lint_paths(paths, config, defines, settings, on_directory=on_directory,
