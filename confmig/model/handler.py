@@ -4,9 +4,13 @@ default handler (the file, 404, 405)."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from confmig.load.accessfile import AccessState, check_access_file
 from confmig.model.merge import OPT_INDEXES
+from confmig.model.rewrite.uri import escape_uri
 from confmig.model.round import DIR_MAGIC_TYPE, REDIRECT_HANDLER, Round
 
 if TYPE_CHECKING:
@@ -39,6 +43,14 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
             ev.step("handler", "mod_autoindex is not loaded: the default handler does not "
                                "serve a directory → 404")
         elif rnd.config["core"].options & OPT_INDEXES:
+            blocked = listing_blocks_on(ev, rnd, method)
+            if blocked is not None:
+                rnd.status = 403
+                ev.step("handler", f"mod_autoindex looks up every entry with a sub-request: "
+                                   f"the one for {blocked} opens a FIFO and blocks, so "
+                                   "Apache's listing never answers → 403 (as for the FIFO's "
+                                   "own directory)")
+                return
             rnd.listing = rnd.served = True
             ev.step("handler", "mod_autoindex: directory listing (Options Indexes)")
         else:
@@ -71,3 +83,40 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
         if ev.trace:
             ev.step("handler", f"{rnd.handler or 'default-handler'} serves "
                                f"{rnd.filename}")
+
+
+def listing_blocks_on(ev: Evaluation, rnd: Round, method: str) -> str | None:
+    """The access file that blocks mod_autoindex's listing of *rnd*'s directory, or None.
+
+    ``index_directory`` looks every entry up with ``ap_sub_req_lookup_dirent``; for a
+    subdirectory that sub-request walks into it and opens its access file, and ``open()`` on a
+    FIFO blocks until something writes into it: the listing never answers (checked on Apache:
+    tests/test_access_files_apache.py).  Whether the walk opens the file at all (AllowOverride
+    there) is the sub-request's; only a subdirectory with a FIFO for an access file is asked,
+    so a listing costs one ``stat`` per subdirectory and access file name.  ``IndexIgnore`` is
+    not modelled: an ignored entry is taken as looked up too (the answer is never wider).
+    """
+    directory = rnd.filename or ""
+    base = rnd.uri if rnd.uri.endswith("/") else rnd.uri + "/"
+    for name, path in fifo_subdirectories(directory, ev.server.access_names):
+        sub = ev.subrequest(base + escape_uri(name) + "/", None, method, rnd.env,
+                            filename=f"{directory.rstrip('/')}/{name}/")
+        if sub.status:  # the walk opened it (AllowOverride there is not None)
+            return path
+    return None
+
+
+def fifo_subdirectories(directory: str, access_names: Sequence[str]
+                        ) -> Iterator[tuple[str, str]]:
+    """(name, access file) of each subdirectory of *directory* whose access file is a FIFO
+    (:func:`confmig.load.accessfile.check_access_file`, as the walk opens it), by name."""
+    try:
+        names = sorted(e.name for e in os.scandir(directory) if e.is_dir())
+    except OSError:
+        return
+    for name in names:
+        for access in access_names:
+            path = f"{directory.rstrip('/')}/{name}/{access}"
+            if check_access_file(path).state is AccessState.FIFO:
+                yield name, path
+                break

@@ -34,6 +34,12 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
         result.untranslatable.append(Note(
             file, 0, "", f"{plan.denied_reason}; {here} and below are denied (Require all "
             "denied), never served", NoteKind.UNTRANSLATABLE, scope))
+        if plan.blocked_listing is not None:
+            parent = f"{plan.blocked_listing.rstrip('/')}/"
+            result.untranslatable.append(Note(
+                file, 0, "", f"a FIFO: Apache's listing of {parent} (mod_autoindex looks "
+                f"{here} up with a sub-request) never answers; {parent} is not listed (403)",
+                NoteKind.UNTRANSLATABLE, plan.blocked_listing))
         return
     if plan.status is FileStatus.DENIED_BELOW:
         result.warnings.append(Note(file, 0, "", f"never read by Apache: "

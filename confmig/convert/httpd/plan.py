@@ -56,6 +56,9 @@ class FilePlan:
     empty_configs: list[tuple[str, Directive]] = field(default_factory=list)
     dead_because: AccessFile | None = None
     denied_reason: str | None = None
+    #: DENIED for a FIFO: the parent directory whose listing Apache never answers
+    #: (mod_autoindex's sub-request for this one blocks on the FIFO), None otherwise.
+    blocked_listing: str | None = None
 
     @property
     def config(self) -> ConfigFile | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from confmig.convert.httpd.denied import DENY_LINES
+from confmig.convert.httpd.denied import DENY_LINES, listing_lines
 from confmig.convert.httpd.judge import Verdict
 from confmig.convert.httpd.plan import EMPTY_CONFIG, FilePlan, FileStatus
 from confmig.convert.httpd.templating import render
@@ -72,6 +72,16 @@ def render_block(plan: FilePlan, *, keep_500: bool, indent: str = "") -> Block:
     block.add(f"{indent}<Directory {directory_arg(access.directory)}>")
     block.extend(render_body(plan, keep_500=keep_500, indent=indent + INDENT))
     block.add(f"{indent}</Directory>")
+    lines = listing_lines(plan.blocked_listing) if plan.blocked_listing else None
+    if plan.blocked_listing and lines:
+        block.add(comment_lines(
+            f"Apache's listing of {plan.blocked_listing}/ never answers: mod_autoindex looks "
+            f"{access.directory}/ up with a sub-request, which blocks on the FIFO. Not "
+            "listed here (403).", indent))
+        block.add(f"{indent}<Directory {directory_arg(plan.blocked_listing)}>")
+        for line in lines:
+            block.add(indent + INDENT + line)
+        block.add(f"{indent}</Directory>")
     return block
 
 

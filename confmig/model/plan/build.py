@@ -18,8 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from confmig.load import Workspace, load_path
+from confmig.load.accessfile import AccessState, check_access_file
 from confmig.model.access import access_status
 from confmig.model.evaluate import Evaluation
+from confmig.model.handler import fifo_subdirectories
 from confmig.model.merge import (
     OPT_INDEXES,
     OPT_MULTI,
@@ -148,12 +150,27 @@ def _scope_directories(workspace: Workspace, server: VirtualServer,
             break
         if any(name in files for name in server.access_names):
             found.add(current)
+            if current != root and any(
+                    check_access_file(os.path.join(current, name)).state is AccessState.FIFO
+                    for name in server.access_names if name in files):
+                # its parent's listing may hang: the parent is a scope, and so is each of
+                # its subdirectories (listed or not as they are themselves)
+                parent = os.path.dirname(current)
+                found.add(parent)
+                found.update(os.path.join(parent, d) for d in _subdirectories(parent))
     for section in server.directories:
         if section.regex is None and section.fnmatch is None:
             directory = section.match.rstrip("/")
             if directory.startswith(root + "/") and os.path.isdir(directory):
                 found.add(directory)
     return sorted(found, key=lambda d: (d.count("/"), d))
+
+
+def _subdirectories(directory: str) -> list[str]:
+    try:
+        return sorted(e.name for e in os.scandir(directory) if e.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
 
 
 def _url_of(directory: str, document_root: str) -> str | None:
@@ -185,6 +202,8 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
                                       f"ignored by Apache ({message.strip()})", directory,
                                       changes_behaviour=False))
     settings = _settings(site, server, config, url, document_root, directory, notes)
+    if settings.indexes:
+        settings = _without_blocked_listing(site, server, directory, settings, notes)
     if settings.charset_types and not settings.force_type:
         _note_multi_extension_charsets(site, server, config.get("mime"), directory,
                                        scope_dirs or {directory}, notes)
@@ -199,6 +218,22 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
             _settings(site, server, merged, url, document_root, directory, notes),
             all(d.lname in ACCESS_DIRECTIVES for d in files.directives)))
     return scope
+
+
+def _without_blocked_listing(site: Site, server: VirtualServer, directory: str,
+                             settings: Settings, notes: list[PlanNote]) -> Settings:
+    """*settings*, without the listing when Apache's never answers: mod_autoindex's
+    sub-request for a subdirectory whose access file is a FIFO blocks in ``open()`` when the
+    walk opens it (:func:`confmig.model.handler.listing_blocks_on`).  Not listed (403),
+    announced."""
+    for name, path in fifo_subdirectories(directory, server.access_names):
+        if directory_walk(site, server, f"{directory.rstrip('/')}/{name}/").status:
+            notes.append(PlanNote(
+                Source(path, 0), "", f"a FIFO: Apache's listing of {directory.rstrip('/')}/ "
+                "(mod_autoindex looks every entry up with a sub-request) never answers; not "
+                "listed here (403)", directory))
+            return replace(settings, indexes=False)
+    return settings
 
 
 def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
