@@ -52,9 +52,11 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
     names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
     assert "confmig.lint.engine" in names
     # Lark is for files with an ap_expr (<If>, Require expr, Header … expr=…); a plain lint
-    # command line is parsed without typer (confmig.lint.command)
+    # command line is parsed without typer (confmig.lint.command); the request model is for
+    # a docroot or a server config (SEC002, SEC011), not one .htaccess file
     assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
-                          "confmig.cli")) == []
+                          "confmig.cli", "confmig.model.evaluate",
+                          "confmig.model.site_builder")) == []
 
 
 def test_a_lint_command_line_typer_must_parse_builds_the_app(tmp_path: Path,

@@ -95,9 +95,27 @@ class Registry:
     (``CacheEnable``: mod_cache and LiteSpeed), :meth:`get` answers with Apache's entry."""
 
     def __init__(self, infos: Iterable[DirectiveInfo]) -> None:
-        self._by_key: dict[str, list[DirectiveInfo]] = {}
+        # key -> its entries, Apache's first: DirectiveInfo, or the data file's dicts until
+        # the key is first asked for (see from_entries)
+        self._by_key: dict[str, list[Any]] = {}
         for info in sorted(infos, key=lambda i: i.third_party):  # Apache's entries first
             self._by_key.setdefault(_key(info.name), []).append(info)
+
+    @classmethod
+    def from_entries(cls, entries: Iterable[dict[str, Any]]) -> Registry:
+        """The registry of the data files' entries, each made a :class:`DirectiveInfo` when
+        its name is first looked up: a run looks up a few of the 1,100 (issue 17: making them
+        all was a tenth of a lint hook's start)."""
+        registry = cls(())
+        for entry in sorted(entries, key=lambda e: bool(e["third_party"])):
+            registry._by_key.setdefault(_key(entry["name"]), []).append(entry)
+        return registry
+
+    def _infos(self, key: str) -> list[DirectiveInfo]:
+        found = self._by_key.get(key, [])
+        if found and isinstance(found[0], dict):
+            found[:] = [DirectiveInfo.from_json(e) for e in found]
+        return found
 
     def get(self, name: str) -> DirectiveInfo | None:
         found = self.get_all(name)
@@ -113,14 +131,14 @@ class Registry:
     def get_exact(self, name: str) -> tuple[DirectiveInfo, ...]:
         """Like :meth:`get_all`, without the bare-name fallback to a section: what Apache's
         own command lookup finds (``Files`` is not ``<Files``)."""
-        return tuple(self._by_key.get(_key(name), ()))
+        return tuple(self._infos(_key(name)))
 
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and bool(self.get_all(name))
 
     def __iter__(self) -> Iterator[DirectiveInfo]:
-        for infos in self._by_key.values():
-            yield from infos
+        for key in self._by_key:
+            yield from self._infos(key)
 
     def __len__(self) -> int:
         return sum(len(infos) for infos in self._by_key.values())
@@ -152,7 +170,7 @@ class Registry:
         key = _key(name)
         keys = [k for k in self._by_key if k.startswith("<") == key.startswith("<")]
         matches = difflib.get_close_matches(key, keys, n=limit, cutoff=0.75)
-        return [self._by_key[m][0].name for m in matches]
+        return [self._infos(m)[0].name for m in matches]
 
 
 @cache
@@ -162,7 +180,7 @@ def registry() -> Registry:
     entries: list[dict[str, Any]] = []
     for name in ("directives.json", "third_party.json"):
         entries += json.loads((data / name).read_text(encoding="utf-8"))["directives"]
-    return Registry(DirectiveInfo.from_json(e) for e in entries)
+    return Registry.from_entries(entries)
 
 
 # --- AllowOverride ---------------------------------------------------------------------

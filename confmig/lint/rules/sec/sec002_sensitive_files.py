@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
@@ -19,12 +20,13 @@ from confmig.lint.rules.sec.exposure import (
 )
 from confmig.lint.scopes import Scope, build_scopes, walk_directives
 from confmig.load import LoadedConfig
-from confmig.model.evaluate import Evaluation, evaluate, site_for
-from confmig.model.listed_files import ListedFiles
-from confmig.model.request import Request
-from confmig.model.site import Site, VirtualServer
-from confmig.model.site_builder import build_site
 from confmig.syntax import Directive, Section
+
+if TYPE_CHECKING:
+    from confmig.model.site import Site, VirtualServer
+
+# (The request model — confmig.model.evaluate, site_builder — is imported where a docroot or a
+# server config is asked of it: one .htaccess file is checked without it, issue 17.)
 
 
 def _server_scopes(ctx: LintContext) -> list[Scope]:
@@ -142,6 +144,9 @@ def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
     way a tree denies a file (2.2 ``Deny`` in a subdirectory, rewrite rules, ``<If>``)."""
     if not candidates:
         return []
+    from confmig.model.evaluate import evaluate, site_for
+    from confmig.model.request import Request
+
     site = site_for(ctx.workspace)
     return [t for t in candidates
             if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
@@ -159,6 +164,9 @@ def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
     over a filesystem holding just them (:class:`ListedFiles`): the server config's sections
     merged as Apache merges them (``<Directory /> Require all denied`` then ``<Directory
     /var/www> Require all granted`` grants), rewrite rules, redirects, ``<If>``…"""
+    from confmig.model.listed_files import ListedFiles
+    from confmig.model.site_builder import build_site
+
     site = build_site(config, ListedFiles(t.path for t in targets))
     root = site.main.document_root
     servers = [site.main, *(v for v in site.vhosts if v.document_root == root)]
@@ -191,6 +199,9 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
                and any(d.lname == "documentroot" for d, _ in walk_directives(node.children))
                for node in config.nodes):
         return
+    from confmig.model.listed_files import ListedFiles
+    from confmig.model.site_builder import build_site
+
     roots = {vhost.document_root for vhost in _own_roots(build_site(config), main_checked)}
     if not roots:
         return
@@ -215,6 +226,9 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
 
 
 def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
+    from confmig.model.evaluate import Evaluation
+    from confmig.model.request import Request
+
     answer = Evaluation(site, server, Request.from_url(target.url), trace=False).run()
     return 200 <= answer.status < 300 and answer.filename is not None \
         and os.path.normpath(answer.filename) == os.path.normpath(target.path)

@@ -17,8 +17,6 @@ from confmig.apache.paths import server_root_relative
 from confmig.lint.context import FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.model.evaluate import evaluate, site_for
-from confmig.model.request import Request
 
 NAMED = ("authuserfile", "authgroupfile", "authdbmuserfile", "authdbmgroupfile",
          "authdigestfile")
@@ -63,6 +61,10 @@ class PasswordFileServed(Rule):
             named.extend(ctx.summary(self, entry) or [])
         if not named:
             return
+        # (the request model is imported only for a tree that names a password file)
+        from confmig.model.evaluate import evaluate, site_for
+        from confmig.model.request import Request
+
         site = site_for(ctx.workspace)  # (an error here is the engine's internal error)
         servers = [site.main, *site.vhosts]
         for file, line, column, name, written, path in named:
