@@ -156,3 +156,46 @@ def test_next_beyond_the_written_rounds_is_refused_never_served(
         assert (a.status, b.status) == (200, 500)
     assert "[N]: the rules are written out for 10 rounds" in "".join(
         n.reason for n in convert_docroot(root).result.untranslatable)
+
+
+TYPES = ("RewriteEngine On\n"
+         # Drupal's form: a type for precompressed files, the rules go on
+         "RewriteRule \\.css\\.gz$ - [T=text/css]\n"
+         "RewriteRule \\.js\\.gz$ - [T=text/javascript,L]\n"
+         # a later [L] rule of the same pass wins
+         "RewriteRule ^two\\.data$ - [T=text/plain]\n"
+         "RewriteRule ^two\\.data$ - [T=image/png,L]\n"
+         # a rewrite afterwards: Apache's internal redirect drops the type
+         "RewriteRule ^lost\\.txt$ - [T=image/png]\n"
+         "RewriteRule ^lost\\.txt$ other.txt [L]\n"
+         # a directory with its slash
+         "RewriteRule ^typed/$ - [T=text/plain]\n")
+
+
+def test_forced_types(site: Site, apache_binary: object, nginx_binary: object) -> None:
+    root = site({".htaccess": TYPES, "a.css.gz": "css\n", "b.js.gz": "js\n",
+                 "two.data": "2\n", "lost.txt": "l\n", "other.txt": "o\n", "x.txt": "x\n",
+                 "d.css.gz/index.html": "dir\n", "typed/index.html": "typed\n"})
+    with both(root) as pair:
+        for path, status, ctype in [("/a.css.gz", 200, "text/css"),
+                                    ("/b.js.gz", 200, "text/javascript"),
+                                    ("/two.data", 200, "image/png"),
+                                    ("/lost.txt", 200, "text/plain"),
+                                    ("/x.txt", 200, "text/plain"),
+                                    ("/d.css.gz/", 200, "text/html"),
+                                    ("/missing.css.gz", 404, None), ("/d.css.gz", 301, None),
+                                    ("/typed", 301, None)]:
+            a, b = pair.ask(path)
+            assert (a.status, b.status) == (status, status), (path, a.status, b.status)
+            if ctype:
+                assert a.headers.get("Content-Type", "").split(";")[0] == ctype, path
+                assert a.headers.get("Content-Type") == b.headers.get("Content-Type"), path
+                assert a.body == b.body, path
+        # a directory asked for with its slash: denied where Apache types its index (announced)
+        a, b = pair.ask("/typed/")
+        assert (a.status, a.headers.get("Content-Type", "").split(";")[0], b.status) == \
+            (200, "text/plain", 403)
+    _verified(root, TYPE_DIRECTORY)
+
+
+TYPE_DIRECTORY = "[T] on a directory asked for with its slash"

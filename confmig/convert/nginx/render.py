@@ -105,6 +105,7 @@ class Renderer:
             self.notes.append(EmitNote(source, "TypesConfig", reason, scope))
         self.http = HttpMaps(options.map_prefix)
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
+        self.typed: list[Location] = []  # named locations of RewriteRule [T] types
 
     # -- whole server ---------------------------------------------------------------------
 
@@ -115,6 +116,7 @@ class Renderer:
         locations = []
         for scope in sorted(self.plan.scopes, key=lambda s: s.url):
             locations.extend(self._scope_locations(scope))
+        locations += self.typed
         server_lines = self._server_lines()
         body = _render("body.conf.j2", server_lines=server_lines, locations=locations)
         http_lines = list(self.http.blocks)
@@ -328,6 +330,8 @@ class Renderer:
                 self._note(note.source, note.directive, note.reason, scope.directory,
                            note.changes_behaviour)
             lines += rewrite_out.lines
+            for name, mime, _status in rewrite_out.typed:
+                self.typed.append(self._typed_location(scope, settings, sid, name, mime))
         lines += alias_lines
         lines += self._content_lines(scope, settings)
         if rewrite_out is not None and rewrite_out.try_files:
@@ -335,6 +339,21 @@ class Renderer:
         elif settings.fallback and with_rewrite:
             lines += self._fallback_lines(scope, settings)
         return lines, rewrite_out
+
+    def _typed_location(self, scope: Scope, settings: Settings, sid: str, name: str,
+                        mime: str) -> Location:
+        """The named location that serves a file with a RewriteRule's [T] type: the
+        scope's settings without its rules (they ran) and with that type only."""
+        lines, _ = self._settings_lines(scope, settings, sid, False)
+        kept: list[str] = []
+        block = False
+        for line in lines:  # the scope's own types { } / default_type give way to [T]
+            block = block or line.startswith("types {")
+            if not block and not line.startswith("default_type "):
+                kept.append(line)
+            block = block and not line.endswith("}")
+        return Location(name, [f"{scope.directory}: the type of a RewriteRule [T={mime}]"],
+                        ["types { }", f"default_type {q(mime)};", *kept])
 
     def _fallback_lines(self, scope: Scope, settings: Settings) -> list[str]:
         target = settings.fallback or ""

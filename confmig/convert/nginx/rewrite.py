@@ -60,6 +60,12 @@ PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules ([C], [S], [N]):
                   "PATH_INFO (a missing directory or a file before its last part) Apache's "
                   "next rules see the new path with the PATH_INFO after it; such URLs are "
                   "denied (403) when the rule applies")
+#: [T]: the statuses (TYPE_STATUS, TYPE_STATUS + 1…) that error_page sends to the named
+#: location of each type, at most TYPE_CODES types per location.
+TYPE_STATUS = 590
+TYPE_DIRECTORY_NOTE = ("[T] on a directory asked for with its slash: Apache gives its index "
+                       "file (or listing) the type; such requests are denied (403)")
+TYPE_CODES = 10
 #: How many rounds of a ruleset with ``[N]`` are written out (see :func:`_flow`).
 N_ROUNDS = 10
 CATCH_ALL = frozenset({".", "^", "^(.*)$", ".*", "^.*$", "(.*)", "^(.+)$", ".+", "^/?(.*)$"})
@@ -101,6 +107,10 @@ class RewriteOut:
     uses_amp_args: bool = False
     internal: bool = False  # some rule rewrites internally: the location needs PREAMBLE
     alias: AliasGuard | None = None
+    #: [T] types: (named location, type, the status that reaches it through error_page);
+    #: the renderer writes each named location with the scope's settings and that type.
+    typed: list[tuple[str, str, int]] = field(default_factory=list)
+    scope_id: str = ""
 
 
 def q(text: str) -> str:
@@ -151,6 +161,7 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
     *alias*: the scope's mod_alias redirects, which beat an internal rewrite."""
     out = RewriteOut()
     out.alias = alias
+    out.scope_id = scope_id
     rules = list(plan.rules)
     if not rules:
         return out
@@ -159,7 +170,7 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
         return out
     body: list[str] = []
     out.lines, saved_lines = body, out.lines
-    if any(r.chain or r.skip or r.next for r in rules):
+    if any(r.chain or r.skip or r.next or (r.mime_type and r.nosub) for r in rules):
         out.lines += _flow(plan, rules, out)
     else:
         for index, rule in enumerate(rules):
@@ -239,12 +250,50 @@ def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
             lines.append(f'if ($confmig_go ~ "^(?:{end})?\\z") {{ set $confmig_go sdone; }}')
     if out.internal:  # the request as it came, for the PATH_INFO test of _internal
         lines.insert(2, 'set $confmig_start "${confmig_mapped}:$uri";')
+    if out.typed:
+        lines[2:2] = ['set $confmig_type "";', "set $confmig_u0 $uri;"]
+        lines += _type_dispatch(out)
     if any(r.next and r.max_rounds - 1 > rounds for r in rules):
         rule = next(r for r in rules if r.next)
         out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                   f"[N]: the rules are written out for {rounds} rounds; a "
                                   f"request that needs more answers 500 (Apache goes on up "
                                   f"to {rule.max_rounds - 1} rounds)"))
+    return lines
+
+
+def _type_code(rule: Rule, out: RewriteOut) -> int:
+    """The status that sends a request to the named location serving [T]'s type (0 when
+    the rule's [T] is not translated).  Apache applies the type to what this pass serves:
+    a substitution means an internal redirect, which drops it."""
+    mime = (rule.mime_type or "").lower()
+    if not rule.nosub or not mime or out.alias is not None \
+            or any(c in mime for c in "%$\\\"'{}; \t"):
+        return 0
+    out.notes.append(RuleNote(_src(rule), "RewriteRule", TYPE_DIRECTORY_NOTE))
+    for _name, known, code in out.typed:
+        if known == mime:
+            return code
+    if len(out.typed) >= TYPE_CODES:
+        return 0
+    code = TYPE_STATUS + len(out.typed)
+    out.typed.append((f"@confmig_t{out.scope_id}_{len(out.typed)}", mime, code))
+    return code
+
+
+def _type_dispatch(out: RewriteOut) -> list[str]:
+    """After the rules: the file served gets [T]'s type in a named location, unless a rule
+    rewrote the URL (Apache's internal redirect drops the type)."""
+    lines = ["# [T]: the type of the file served, unless a rule rewrote the URL (Apache's "
+             "internal redirect drops it)",
+             'set $confmig_tt "${confmig_type}:$uri";',
+             "# a directory asked for with its slash: Apache gives its index file (or listing)",
+             "# the type (not translated: denied); without its slash: nginx's 301, as Apache's",
+             'if (-d $request_filename) { set $confmig_tt "${confmig_type}:d:$uri"; }',
+             'if ($confmig_tt ~ "^\\d+:d:.*/\\z") { return 403; }']
+    for name, mime, code in out.typed:
+        lines += [f'if ($confmig_tt = "{code}:$confmig_u0") {{ return {code}; }}',
+                  f"error_page {code} = {name};  # {mime}"]
     return lines
 
 
@@ -367,7 +416,10 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
                              "target location's rules)")
     if rule.cookies:
         out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
-    if rule.mime_type or rule.handler:
+    if rule.handler:
+        raise Untranslatable("[T]/[H] change the type or handler")
+    typed = _type_code(rule, out) if rule.mime_type and guard is not None else 0
+    if rule.mime_type and not typed:
         raise Untranslatable("[T]/[H] change the type or handler")
     noop = ""
     if _authorization_only(rule):
@@ -382,6 +434,8 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
             noop = f"# {_where(rule)} only sets environment variables: left out"
     if noop and guard is None:
         return [noop], ""
+    if typed and not rule.status_flag:
+        noop = noop or f"# {_where(rule)} [T={rule.mime_type}]: given when the rules are over"
     if rule.backref_escapes or rule.escape_backrefs or rule.backref_noplus or rule.qslast \
             or rule.discard_path_info or rule.unsafe_allow_3f or rule.unsafe_prefix_stat:
         raise Untranslatable("[B]/[BNP]/[QSL]/[DPI]/[UnsafeAllow3F] are not translated")
@@ -393,6 +447,9 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
         checks, saved = _conditions(rule, number, lines)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
+    if typed and not rule.status_flag:  # a nosub rule ([T] with a substitution is refused)
+        action = f"set $confmig_type {typed};" + (
+            " set $confmig_go stop;" if rule.last or rule.end else "")
     ones = "1" * (len(checks) + 1)
     if action.startswith("rewrite ") and not action.endswith(("permanent;", "redirect;")):
         out.internal = True
