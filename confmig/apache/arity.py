@@ -29,8 +29,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Any
+
+from confmig.apache import data_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,8 +124,7 @@ def measured_meta() -> dict[str, Any]:
 
 @cache
 def _data() -> dict[str, Any]:
-    text = (resources.files("confmig.apache") / "data" / "arity.json").read_text(encoding="utf-8")
-    data: dict[str, Any] = json.loads(text)
+    data: dict[str, Any] = json.loads(data_text("arity.json"))
     return data
 
 

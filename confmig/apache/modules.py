@@ -35,10 +35,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
+from confmig.apache import data_text
 from confmig.apache.registry import registry
 
 
@@ -78,8 +78,7 @@ class ModuleIdentity:
 
 
 def _data(name: str) -> Any:
-    return json.loads((resources.files("confmig.apache") / "data" / name)
-                      .read_text(encoding="utf-8"))
+    return json.loads(data_text(name))
 
 
 @cache

@@ -13,13 +13,13 @@ directive has that name.
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
+
+from confmig.apache import data_text
 
 CONTEXTS = ("server config", "virtual host", "directory", ".htaccess")
 OVERRIDE_CLASSES = frozenset({"AuthConfig", "FileInfo", "Indexes", "Limit", "Options"})
@@ -167,6 +167,8 @@ class Registry:
         *name* is itself known."""
         if name in self:
             return []
+        import difflib  # (only for an unknown name)
+
         key = _key(name)
         keys = [k for k in self._by_key if k.startswith("<") == key.startswith("<")]
         matches = difflib.get_close_matches(key, keys, n=limit, cutoff=0.75)
@@ -176,10 +178,9 @@ class Registry:
 @cache
 def registry() -> Registry:
     """The registry of Apache 2.4.71's directives and the third-party ones (loaded once)."""
-    data = resources.files("confmig.apache") / "data"
     entries: list[dict[str, Any]] = []
     for name in ("directives.json", "third_party.json"):
-        entries += json.loads((data / name).read_text(encoding="utf-8"))["directives"]
+        entries += json.loads(data_text(name))["directives"]
     return Registry.from_entries(entries)
 
 
