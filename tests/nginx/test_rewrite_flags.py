@@ -199,3 +199,19 @@ def test_forced_types(site: Site, apache_binary: object, nginx_binary: object) -
 
 
 TYPE_DIRECTORY = "[T] on a directory asked for with its slash"
+
+
+def test_internal_redirect_loops_end_in_500_on_both(site: Site, apache_binary: object,
+                                                    nginx_binary: object) -> None:
+    """[L] restarts the rules after Apache's internal redirect; nginx's ``rewrite … last``
+    searches the locations again.  A loop ends with 500 on both: Apache after
+    LimitInternalRecursion (10) redirects, nginx after its 10 URI changes ("rewrite or
+    internal redirection cycle"); a loop that ends before the limit is served by both."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
+                              "RewriteRule ^a(.*)$ aa$1 [L]\n"
+                              "RewriteRule ^ping$ sub/pong [L]\n",
+                 "sub/.htaccess": "RewriteEngine On\nRewriteRule ^pong$ /ping [L]\n",
+                 "aaaaaaaaa.html": "nine\n"})
+    _same(root, [("/a", {}, 500), ("/ping", {}, 500), ("/aaaaaaa.html", {}, 200)])
+    with both(root) as pair:
+        assert pair.ask("/aaaaaaa.html")[1].body == b"nine\n"
