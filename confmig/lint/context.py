@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +32,7 @@ from confmig.apache import paths
 from confmig.lint.scopes import Scope, build_scopes
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config
 from confmig.syntax import ConfigFile, Directive, Node, Section
+from confmig.syntax.parser import decode
 
 if TYPE_CHECKING:
     from confmig.apache.modules import ModuleSet
@@ -261,9 +262,53 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def split_lines(text: str) -> list[str]:
+    """Physical lines as Apache counts them (``\\n``; a ``\\r`` before it dropped)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+class NodePairs(Sequence[tuple[Node, tuple[Section, ...]]]):
+    """Nodes with their enclosing sections, read as ``(node, sections)`` pairs but kept as
+    two parallel lists whose sections are one shared tuple per section: a pair object per
+    node would cost more than the node itself (a 1 MB file has ~50,000)."""
+
+    __slots__ = ("_nodes", "_parents")
+
+    def __init__(self, nodes: list[Node], parents: list[tuple[Section, ...]]) -> None:
+        self._nodes = nodes
+        self._parents = parents
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def __iter__(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        return zip(self._nodes, self._parents, strict=True)
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
+        if isinstance(index, slice):
+            return list(zip(self._nodes[index], self._parents[index], strict=True))
+        return self._nodes[index], self._parents[index]
+
+    def only(self, kind: type) -> NodePairs:
+        """The pairs whose node is a ``kind``."""
+        nodes: list[Node] = []
+        parents: list[tuple[Section, ...]] = []
+        for node, above in zip(self._nodes, self._parents, strict=True):
+            if isinstance(node, kind):
+                nodes.append(node)
+                parents.append(above)
+        return NodePairs(nodes, parents)
+
+
 @dataclass
 class FileContext:
-    """One file being linted, with everything in force for it."""
+    """One file being linted, with everything in force for it.
+
+    ``source`` is the file as read; its physical lines (``lines``) are split only when a
+    rule asks for one (most files never need them)."""
 
     path: str
     kind: str                                   # "htaccess" or "server"
@@ -274,18 +319,17 @@ class FileContext:
     overrides: Overrides
     modules: ModuleSet
     registry: Registry
-    lines: list[str]
+    source: bytes
     assumed_defaults: bool = False
     parents: dict[int, tuple[Section, ...]] = field(default_factory=dict)
     _info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict, repr=False)
     _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
     _not_modelled_cache: dict[str, str | None] = field(default_factory=dict, repr=False)
     _layout_cache: dict[str, ServerLayout] = field(default_factory=dict, repr=False)
-    _walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(default=None, repr=False)
-    _directive_cache: list[tuple[Directive, tuple[Section, ...]]] | None = field(
-        default=None, repr=False)
-    _raw_walk_cache: list[tuple[Node, tuple[Section, ...]]] | None = field(
-        default=None, repr=False)
+    _walk_cache: NodePairs | None = field(default=None, repr=False)
+    _directive_cache: NodePairs | None = field(default=None, repr=False)
+    _raw_walk_cache: NodePairs | None = field(default=None, repr=False)
+    _lines_cache: list[str] | None = field(default=None, repr=False)
     _scope_cache: list[Scope] | None = field(default=None, repr=False)
     _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
 
@@ -343,9 +387,17 @@ class FileContext:
             found = self._layout_cache["layout"] = ServerLayout.from_config(self.loaded)
         return found
 
+    @property
+    def lines(self) -> list[str]:
+        """The file's physical lines (split once, when first asked for)."""
+        if self._lines_cache is None:
+            self._lines_cache = split_lines(decode(self.source))
+        return self._lines_cache
+
     def line_text(self, line: int) -> str:
         """The physical line ``line`` (1-based), or '' past the end."""
-        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        lines = self.lines
+        return lines[line - 1] if 0 < line <= len(lines) else ""
 
     def walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
         """Every effective node of this file with its enclosing sections (outermost first).
@@ -355,18 +407,17 @@ class FileContext:
         already resolved, so ``<IfModule>`` never appears here.
         """
         if self._walk_cache is None:  # every rule walks the file: do it once
-            found: list[tuple[Node, tuple[Section, ...]]] = []
-            for node in self.nodes:
-                _walk_into(node, self.parents.get(id(node), ()), found)
-            self._walk_cache = found
+            self._walk_cache = walk_pairs(self.nodes, self.parents)
         return iter(self._walk_cache)
 
-    def directives(self) -> list[tuple[Directive, tuple[Section, ...]]]:
+    def directives(self) -> Sequence[tuple[Directive, tuple[Section, ...]]]:
         """Every effective directive of this file with its enclosing sections, computed once
-        (the one way to get them; do not modify the list)."""
+        (the one way to get them)."""
         if self._directive_cache is None:
-            self._directive_cache = [(n, p) for n, p in self.walk() if isinstance(n, Directive)]
-        return self._directive_cache
+            self.walk()
+            assert self._walk_cache is not None
+            self._directive_cache = self._walk_cache.only(Directive)
+        return self._directive_cache  # type: ignore[return-value]
 
     def scopes(self) -> list[Scope]:
         """Every configuration section of this file that holds a directive, in file order
@@ -388,10 +439,13 @@ class FileContext:
     def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
         """Every node as written (conditionals kept, variables unresolved), computed once."""
         if self._raw_walk_cache is None:
-            found: list[tuple[Node, tuple[Section, ...]]] = []
-            for node in self.config.nodes:
-                _walk_into(node, (), found)
-            self._raw_walk_cache = found
+            raw = self.config.nodes
+            if not self.parents and len(raw) == len(self.nodes) and all(
+                    a is b for a, b in zip(raw, self.nodes, strict=True)):
+                self.walk()  # nothing was resolved while reading: the same walk
+                self._raw_walk_cache = self._walk_cache
+            else:
+                self._raw_walk_cache = walk_pairs(raw)
         return iter(self._raw_walk_cache)
 
 
@@ -409,17 +463,35 @@ def module_available(modules: ModuleSet, info: DirectiveInfo) -> bool:
                for name in info.modules or (info.module,))
 
 
-def _walk_into(node: Node, parents: tuple[Section, ...],
-               out: list[tuple[Node, tuple[Section, ...]]]) -> None:
-    """Append ``node`` and everything below it, in file order, with their enclosing sections
-    (iterative: no Python recursion limit can be reached from the input's nesting)."""
-    stack: list[tuple[Node, tuple[Section, ...]]] = [(node, parents)]
+def walk_pairs(nodes: list[Node], parents: dict[int, tuple[Section, ...]] | None = None
+               ) -> NodePairs:
+    """Every node of ``nodes`` and below, in file order, with its enclosing sections
+    (``parents``: the sections around a top-level node, by ``id``, when they come from
+    another file).  Iterative: no Python recursion limit can be reached from the input's
+    nesting."""
+    out_nodes: list[Node] = []
+    out_parents: list[tuple[Section, ...]] = []
+    if parents:
+        for node in nodes:
+            _walk_into([node], parents.get(id(node), ()), out_nodes, out_parents)
+    else:
+        _walk_into(nodes, (), out_nodes, out_parents)
+    return NodePairs(out_nodes, out_parents)
+
+
+def _walk_into(nodes: list[Node], parents: tuple[Section, ...], out_nodes: list[Node],
+               out_parents: list[tuple[Section, ...]]) -> None:
+    stack: list[tuple[Iterator[Node], tuple[Section, ...]]] = [(iter(nodes), parents)]
     while stack:
-        current, above = stack.pop()
-        out.append((current, above))
-        if isinstance(current, Section) and current.children:
-            inner = (*above, current)
-            stack.extend([(child, inner) for child in reversed(current.children)])
+        items, above = stack[-1]
+        for node in items:
+            out_nodes.append(node)
+            out_parents.append(above)
+            if isinstance(node, Section) and node.children:
+                stack.append((iter(node.children), (*above, node)))
+                break
+        else:
+            stack.pop()
 
 
 def file_roots(nodes: list[Node], path: str) -> tuple[list[Node], dict[int, tuple[Section, ...]]]:

@@ -31,6 +31,7 @@ from confmig.lint.context import (
     file_roots,
     make_environment,
     make_overrides,
+    split_lines,
 )
 from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
 from confmig.lint.finding import Finding
@@ -79,21 +80,13 @@ def enabled_rules(settings: Settings) -> RuleSet:
 # -- building contexts -----------------------------------------------------------------------
 
 
-def split_lines(text: str) -> list[str]:
-    """Physical lines as Apache counts them (``\\n``; a ``\\r`` before it dropped)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
-
-
 def htaccess_context(env: Environment, path: str, directory: str, overrides: Overrides,
-                     loaded: LoadedConfig, text: str) -> FileContext:
+                     loaded: LoadedConfig, source: bytes) -> FileContext:
     config = next(iter(loaded.files.values()))
     return FileContext(
         path=path, kind="htaccess", config=config, loaded=loaded, nodes=loaded.nodes,
         directory=directory, overrides=overrides, modules=env.state.modules,
-        registry=env.registry, lines=split_lines(text), assumed_defaults=env.assumed,
+        registry=env.registry, source=source, assumed_defaults=env.assumed,
         _info_cache=env.info_cache, _module_cache=env.module_cache,
         _not_modelled_cache=env.not_modelled_cache,
     )
@@ -107,13 +100,13 @@ def server_contexts(env: Environment, loaded: LoadedConfig) -> list[FileContext]
     for path, config in loaded.files.items():
         roots, parents = file_roots(loaded.nodes, path)
         try:
-            text = decode(Path(path).read_bytes())
+            source = Path(path).read_bytes()
         except OSError:
-            text = ""
+            source = b""
         out.append(FileContext(
             path=path, kind="server", config=config, loaded=loaded, nodes=roots,
             directory=None, overrides=Overrides(), modules=loaded.state.modules,
-            registry=env.registry, lines=split_lines(text), assumed_defaults=False,
+            registry=env.registry, source=source, assumed_defaults=False,
             parents=parents, _info_cache=env.info_cache, _module_cache=module_cache,
             _not_modelled_cache=not_modelled, _layout_cache=layout,
         ))
@@ -143,8 +136,7 @@ def _file_key(plan: AccessPlan) -> str:
 
 def load_plan(env: Environment, plan: AccessPlan) -> FileContext:
     loaded = load_htaccess(plan.path, env.state)
-    return htaccess_context(env, plan.path, plan.directory, plan.overrides, loaded,
-                            decode(plan.data))
+    return htaccess_context(env, plan.path, plan.directory, plan.overrides, loaded, plan.data)
 
 
 def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
@@ -458,7 +450,7 @@ def _check(rules: RuleSet, contexts: list[FileContext], tree: LintContext,
     out: list[Finding] = []
     for ctx in contexts:
         out += rules.check_file(ctx)
-        found = parse_suppressions(ctx.lines)
+        found = parse_suppressions(ctx.lines) if b"confmig:" in ctx.source else None
         if found:
             suppressions[ctx.path] = found
     if rules.has_tree_rules:
@@ -501,7 +493,7 @@ def lint_text(
         else:
             loaded = load_htaccess(path, env.state, display_name=filename)
             contexts = [htaccess_context(env, filename, os.path.dirname(filename) or "/",
-                                         overrides, loaded, text)]
+                                         overrides, loaded, path.read_bytes())]
         workspace = Workspace(server=loaded if kind == "server" else None, state=env.state)
         lint_ctx = LintContext(files=contexts, workspace=workspace, docroot=None,
                                assumed_defaults=env.assumed, server=workspace.server,

@@ -29,7 +29,7 @@ SCOPE_SECTIONS = frozenset({
 })
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Scope:
     """The directives of one configuration section of one file (nested sections excluded)."""
 

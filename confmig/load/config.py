@@ -95,8 +95,8 @@ class _Frame:
         self.out = out
         self.depth = depth
         self.file = file
-        # For a section's body: the section as parsed, and where its copy sits in the parent's
-        # list — the parsed one goes back there when the body came out unchanged.
+        # For a section's body: the section as parsed, and where it sits in the parent's
+        # list — a copy with the body as read replaces it there when reading changed it.
         self.original: Section | None = None
         self.parent: list[Node] | None = None
         self.slot = 0
@@ -152,7 +152,7 @@ class _Reader:
                 if frame.file is not None:
                     self.stack.pop()
                 elif frame.original is not None and frame.parent is not None:
-                    self._keep_unchanged(frame, frame.original, frame.parent)
+                    self._replace_if_changed(frame, frame.original, frame.parent)
                 continue
             if isinstance(node, _IncludeTarget):
                 self._push_file(node.path, frame.out, frame.depth)
@@ -266,19 +266,20 @@ class _Reader:
             return
         if frame.depth >= MAX_SECTION_DEPTH:
             raise ReadLimitError(depth_error(node.file, node.line, node.column))
-        children: list[Node] = []
-        body = _Frame(iter(node.children), children, frame.depth + 1)
+        body = _Frame(iter(node.children), [], frame.depth + 1)
         body.original, body.parent, body.slot = node, frame.out, len(frame.out)
-        frame.out.append(dataclasses.replace(node, children=children))
+        frame.out.append(node)
         self.frames.append(body)
 
     @staticmethod
-    def _keep_unchanged(frame: _Frame, original: Section, parent: list[Node]) -> None:
-        """Use the parsed section itself when reading changed nothing in its body (no
-        conditional unwrapped, no Include spliced in, no ${VAR}): one copy of a large tree."""
+    def _replace_if_changed(frame: _Frame, original: Section, parent: list[Node]) -> None:
+        """Keep the parsed section itself when reading changed nothing in its body (no
+        conditional unwrapped, no Include spliced in, no ${VAR}): one copy of a large tree,
+        and no copy made of each section only to be dropped; else a copy with the body as
+        read."""
         read, parsed = frame.out, original.children
-        if len(read) == len(parsed) and all(a is b for a, b in zip(read, parsed, strict=True)):
-            parent[frame.slot] = original
+        if len(read) != len(parsed) or any(a is not b for a, b in zip(read, parsed, strict=True)):
+            parent[frame.slot] = dataclasses.replace(original, children=read)
 
 
 def load_config(

@@ -49,6 +49,9 @@ class Directive(Node):
 
     ``name`` is spelt as written; compare with ``lname``.  ``end_line`` is the
     last physical line of a continued directive (Apache reports errors there).
+    The parser gives the nodes of one file that have the same argument text one shared
+    ``args`` list (a large file repeats lines): never modify ``args`` in place — replace
+    it, or the node (``dataclasses.replace``).
     """
 
     name: str = ""

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import sys
 from pathlib import Path
 
 from confmig.syntax.ast import (
@@ -39,7 +38,7 @@ from confmig.syntax.reader import (
     LineTooLong,
     logical_bytes,
 )
-from confmig.syntax.words import first_word, plain_words, split_words
+from confmig.syntax.words import first_word, split_words
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
@@ -55,11 +54,18 @@ CONDITIONAL_SECTIONS = frozenset(
 MAX_SECTION_DEPTH = 128
 
 _SPACE = " \t\n\r\f\v"
-# Lines and argument texts shorter than this are interned: a large file repeats them (closing
-# lines, the same directive in many blocks), and its tree then holds one copy of each.
+# Lines, words and argument texts shorter than this are shared within one file: a large file
+# repeats them (closing lines, the same directive in many blocks), and its tree then holds one
+# copy of each.  A table per parse, not sys.intern: interned strings outlive the parse, and
+# the interpreter's table of them only grows (3.8 MB left behind by 20,000 distinct lines).
 _SHARED_LENGTH = 80
+# At most this many distinct strings (and argument lists) are remembered per file, so that a
+# file of distinct lines pays a bounded table (~0.5 MB) and not one entry per line.
+_SHARED_ENTRIES = 4096
 # White space before the first word of a line; a continuation there is white space too.
 _LEAD = re.compile(r"(?:[ \t\f\v\r]|\\\r?\n)*")
+# The first word of a line without quotes or backslashes (Apache's white space: apr_isspace).
+_FIRST_WORD = re.compile(r"[^ \t\n\r\f\v]+")
 
 
 def decode(data: bytes) -> str:
@@ -115,6 +121,19 @@ class _Builder:
         self.reader = ConfigReader(data, max_len)
         self.warnings = warnings
         self.stack = [_Frame(None, False)]
+        self._strings: dict[str, str] = {}
+        self._arg_lists: dict[str, list[str]] = {}
+
+    def _share(self, text: str) -> str:
+        """One object for equal short strings of this file (see :data:`_SHARED_LENGTH`)."""
+        if len(text) >= _SHARED_LENGTH:
+            return text
+        found = self._strings.get(text)
+        if found is not None:
+            return found
+        if len(self._strings) < _SHARED_ENTRIES:
+            self._strings[text] = text
+        return text
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
@@ -127,9 +146,7 @@ class _Builder:
                     f"Error reading {file} at line {exc.line}: Line too long")) from None
             if line is None:
                 break
-            raw = decode(data[line.start:line.end])
-            if len(raw) < _SHARED_LENGTH:  # closing lines, common directives: one copy each
-                raw = sys.intern(raw)
+            raw = self._share(decode(data[line.start:line.end]))
             text = line.text
             if not text:
                 stack[-1].children.append(Blank(file, line.first, 1, raw))
@@ -164,18 +181,26 @@ class _Builder:
     def _directive(self, text: str, raw: str, row: int, col: int, last: int) -> Directive:
         if '"' in text or "'" in text or "\\" in text:
             name, rest = first_word(text)
-            args = split_words(rest)
         else:  # the common case: plain words
-            args = plain_words(text)
-            name = args.pop(0)
+            name = _FIRST_WORD.match(text).group()  # type: ignore[union-attr]
             rest = text[len(name):].lstrip(_SPACE)
-        # Names and short words repeat from line to line: one shared string each keeps a
-        # large file's tree small (and the line number object too, for a one-line directive).
-        args = [sys.intern(a) if len(a) < _SHARED_LENGTH else a for a in args]
-        if len(rest) < _SHARED_LENGTH:
-            rest = sys.intern(rest)
-        return Directive(self.file, row, col, raw, sys.intern(name), args, rest,
+        # Names, words and argument lists repeat from line to line: one shared object each
+        # keeps a large file's tree small (and the line number object too, for a one-line
+        # directive).
+        rest = self._share(rest)
+        return Directive(self.file, row, col, raw, self._share(name), self._args(rest), rest,
                          row if last == row else last)
+
+    def _args(self, args_text: str) -> list[str]:
+        """The words of ``args_text``; nodes of this file with the same argument text share
+        one list (never modified in place: see :class:`~confmig.syntax.ast.Directive`)."""
+        found = self._arg_lists.get(args_text)
+        if found is not None:
+            return found
+        words = [self._share(w) for w in split_words(args_text)]
+        if len(self._arg_lists) < _SHARED_ENTRIES:
+            self._arg_lists[args_text] = words
+        return words
 
     def _open(self, text: str, raw: str, row: int, col: int, last: int) -> None:
         word, rest = first_word(text)
@@ -192,8 +217,10 @@ class _Builder:
         if len(self.stack) > MAX_SECTION_DEPTH:
             raise ReadLimitError(depth_error(self.file, row, col))
         args_text = rest[:bracket].strip(_SPACE)
-        section = Section(self.file, row, col, raw, name=sys.intern(name),
-                          args=split_words(args_text), args_text=args_text, end_line=last)
+        args_text = self._share(args_text)
+        section = Section(self.file, row, col, raw, name=self._share(name),
+                          args=self._args(args_text), args_text=args_text,
+                          end_line=row if last == row else last)
         self.stack[-1].children.append(section)
         conditional = section.lname in CONDITIONAL_SECTIONS
         self.reader.allocated()

@@ -79,17 +79,25 @@ class SecurityHeaderMistake(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if not ctx.read_by_apache:
             return
-        actions = [(d, found) for d, _ in ctx.directives()
-                   if d.lname == "header" and (found := header_action(d)) is not None]
         # "Header onsuccess unset X" + "Header always set X" is the documented way to avoid a
         # duplicate header, not a removal: only an unset of a header never set here counts.
-        set_here = {name.lower() for _, (action, name) in actions if action in _SETTING}
-        for d, (action, name) in actions:
+        # Only the directives that may be reported are kept (a file may hold 50,000 Headers).
+        set_here: set[str] = set()
+        candidates: list[tuple[Directive, str, str, str | None]] = []
+        for d, _ in ctx.directives():
+            if d.lname != "header" or (found := header_action(d)) is None:
+                continue
+            action, name = found
             if action in _SETTING:
+                set_here.add(name.lower())
                 near = misspelt(name)
                 if near is not None:
-                    yield self.finding(d, f"Header {action} '{name}': not a header browsers "
-                                          f"know — did you mean '{near}'?")
-            elif action == "unset" and name.lower() in _BY_LOWER and \
-                    name.lower() not in set_here | {"x-xss-protection"}:
+                    candidates.append((d, action, name, near))
+            elif action == "unset" and name.lower() in _BY_LOWER:
+                candidates.append((d, action, name, None))
+        for d, action, name, near in candidates:
+            if action in _SETTING:
+                yield self.finding(d, f"Header {action} '{name}': not a header browsers "
+                                      f"know — did you mean '{near}'?")
+            elif name.lower() not in set_here | {"x-xss-protection"}:
                 yield self.finding(d, f"Header unset {name} removes a security header")

@@ -33,7 +33,7 @@ class CommentMidLine(Rule):
     fix = "move the comment to its own line above the directive"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
-        effective = {(n.line, n.column) for n, _ in ctx.directives()}
+        effective: set[tuple[int, int]] | None = None  # made only when a comment is found
         for node, _ in ctx.raw_walk():
             if not isinstance(node, Directive):
                 continue
@@ -42,6 +42,8 @@ class CommentMidLine(Rule):
                 continue
             before = split_words(node.args_text[:offset])
             comment = node.args_text[offset:]
+            if effective is None:
+                effective = {(n.line, n.column) for n, _ in ctx.directives()}
             fatal = (ctx.read_by_apache and (node.line, node.column) in effective
                      and self._fatal(ctx, node, before))
             where = ("Apache answers 500 for every request under this directory"
