@@ -17,7 +17,11 @@ product, so this measures processes, not functions:
 * ``pre-commit run --all-files`` on a git repository with 50 ``.htaccess`` files, the hook
   being the one ``.pre-commit-hooks.yaml`` publishes (its entry and ``require_serial``) run
   from this checkout as a local ``language: system`` hook (so pre-commit installs nothing):
-  the target is under 1 s.
+  the target is under 1 s;
+* the floors under those figures, measured the same way: Python's own start (``-c pass``,
+  ``-S``, ``-I``), the standard library modules confmig's code is written with (dataclasses,
+  enum, typing, re, pathlib, json…), and rich on top of them — what no change inside confmig
+  can take off a lint run, against the 3x-Gixy-Next budget.
 
 The commands run with byte-compiled modules, as an installed package has them: a private
 ``PYTHONPYCACHEPREFIX`` under the temp dir, filled by a warm-up run (``PYTHONDONTWRITEBYTECODE``
@@ -80,6 +84,18 @@ http {
 """
 
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
+
+# The standard library modules every lint run imports for confmig's own code (its modules are
+# dataclasses with enums and type hints, paths and regexes), and rich on top (the output).
+STDLIB = "import dataclasses, inspect, enum, typing, re, pathlib, json, collections, functools"
+FLOORS = {
+    "python -S -c pass (no site)": ["-S", "-c", "pass"],
+    "python -I -c pass (isolated)": ["-I", "-c", "pass"],
+    "python -c pass": ["-c", "pass"],
+    "python -c 'import <stdlib confmig uses>'": ["-c", STDLIB],
+    "  … and rich.console, rich.table": ["-c", STDLIB + "; import rich.console, rich.table, "
+                                                      "rich.markup"],
+}
 
 
 @dataclass
@@ -215,6 +231,11 @@ def main() -> int:
         load = os.getloadavg()
         print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} "
               f"CPU(s); Python {sys.version.split()[0]}")
+        floors: dict[str, Timing] = {}
+        for name, argv in FLOORS.items():
+            subprocess.run([sys.executable, *argv], env=env, cwd=base, timeout=60)  # warm-up
+            floors[name] = timed_runs(name, [sys.executable, *argv], args.runs, env, base)
+            print(floors[name].line())
         timings: dict[str, Timing] = {}
         for name, argv in commands.items():
             timings[name] = timed_runs(f"confmig {name}", [*confmig, *argv], args.runs, env,
@@ -239,6 +260,11 @@ def main() -> int:
             print(f"gixy-next on one nginx config / confmig lint of one file: {ratio:.1f}x "
                   f"the wall time ({cpu:.1f}x the CPU time); target >= {GIXY_FACTOR:.0f}x: "
                   f"{verdict} it")
+            budget = statistics.median(theirs.walls) / GIXY_FACTOR
+            floor = statistics.median(floors["  … and rich.console, rich.table"].walls)
+            print(f"3x budget {budget * 1000:.0f} ms of wall time; Python with the standard "
+                  f"library confmig uses and rich takes {floor * 1000:.0f} ms of it before "
+                  f"any confmig module is imported")
         if not args.no_pre_commit:
             hook = pre_commit_run(base, args.runs, env)
             if isinstance(hook, str):

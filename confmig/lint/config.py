@@ -12,7 +12,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -146,6 +145,8 @@ def find_settings_file(start: Path) -> tuple[Path, dict[str, Any]] | None:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # (only where a settings file is found: most runs have none)
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
