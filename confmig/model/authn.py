@@ -195,8 +195,14 @@ def _read_lines(ev: Evaluation, written: str, kind: str) -> list[str] | None:
         if len(data) > MAX_FILE_BYTES:
             ev.note(f"{kind} file {path} is larger than {MAX_FILE_BYTES} bytes: not read")
             return None
-        text = data.decode("utf-8", errors="surrogateescape").replace("\\\n", "")
-        cached = [s for s in (raw.strip(" \t\n\r\f\v") for raw in text.split("\n"))
-                  if s and not s.startswith("#")]
-        ev.site.memo[key] = cached
+        cached = ev.site.memo[key] = logical_lines(data)
     return cached
+
+
+def logical_lines(data: bytes) -> list[str]:
+    """The lines of a password or group file as Apache reads them (``ap_cfg_getline``): a
+    backslash-newline joins two lines, each is trimmed of white space, blank ones and
+    ``#`` comments are skipped."""
+    text = data.decode("utf-8", errors="surrogateescape").replace("\\\n", "")
+    return [s for s in (raw.strip(" \t\n\r\f\v") for raw in text.split("\n"))
+            if s and not s.startswith("#")]

@@ -16,12 +16,14 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 import jinja2
 
+from confmig.convert.nginx.auth import login_lines
 from confmig.convert.nginx.headers import (
     DOLLAR,
     DOLLAR_GEO,
@@ -303,8 +305,15 @@ class Renderer:
             return [f"# {where}: access depends on the request ({access.why}); denied",
                     "return 403;"]
         if access.status == 401:
-            self._note(where, "AuthType", "authentication is not translated: denied (403) "
-                                          "instead of asking for credentials (401)",
+            login = login_lines(access.login, self.http) if access.login is not None else None
+            if login is not None and not login.refused:
+                if login.stricter:
+                    self._note(where, "AuthUserFile", login.stricter, scope.directory)
+                return login.lines
+            why = login.refused if login is not None else (
+                "not AuthType Basic against one AuthUserFile with Require valid-user or user")
+            self._note(where, "AuthType", f"authentication is not translated ({why}): denied "
+                                          "(403) instead of asking for credentials (401)",
                        scope.directory)
             return [f"# {where}: authentication required (not translated): denied",
                     "return 403;"]
@@ -334,10 +343,22 @@ class Renderer:
                 self.typed.append(self._typed_location(scope, settings, sid, name, mime))
         lines += alias_lines
         lines += self._content_lines(scope, settings)
+        tail: list[str] = []
         if rewrite_out is not None and rewrite_out.try_files:
-            lines.append(f"try_files {rewrite_out.try_files};")
+            tail = [f"try_files {rewrite_out.try_files};"]
         elif settings.fallback and with_rewrite:
-            lines += self._fallback_lines(scope, settings)
+            tail = self._fallback_lines(scope, settings)
+        lines += tail
+        if any(line.startswith("auth_basic ") for line in lines) and any(
+                _answers(line) for line in [*(rewrite_out.lines if rewrite_out else []),
+                                            *alias_lines, *tail]):
+            # nginx runs its rewrite phase before its access phase (auth_basic); Apache
+            # asks for the login before its per-directory rules and redirects
+            self._note(settings.access.source, "AuthType", "rules or redirects here would "
+                       "answer before nginx asks for the login: denied (403) instead of "
+                       "asking for credentials (401)", scope.directory)
+            return ["# login before rules (not translated): denied", "return 403;",
+                    *self._content_lines(scope, settings)], None
         return lines, rewrite_out
 
     def _typed_location(self, scope: Scope, settings: Settings, sid: str, name: str,
@@ -461,6 +482,12 @@ class Renderer:
         lines += expires_lines(settings, self.http, self._scope_note(scope))
         lines += header_lines(settings, self.http, self._scope_note(scope))
         return lines
+
+
+def _answers(line: str) -> bool:
+    """A directive of nginx's rewrite phase that answers or moves the request."""
+    return not line.lstrip().startswith("#") and re.search(
+        r"(?:^|[{;]\s*)(?:return|rewrite)\s", line) is not None
 
 
 def _with_parent(regex: str, name: str) -> str:

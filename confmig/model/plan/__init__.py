@@ -6,9 +6,11 @@ it is asked of the model; :mod:`confmig.model.plan.json` is its JSON form."""
 from confmig.model.plan.build import PlanError, plan_config, plan_docroot, plan_workspace
 from confmig.model.plan.types import (
     Access,
+    BasicLogin,
     Expires,
     FilesScope,
     Header,
+    LoginEntry,
     PlanNote,
     Redirect,
     RewritePlan,
@@ -19,7 +21,7 @@ from confmig.model.plan.types import (
 )
 
 __all__ = [
-    "Access", "Expires", "FilesScope", "Header", "PlanError", "PlanNote", "Redirect",
-    "RewritePlan", "Scope", "Settings", "SitePlan", "Source", "plan_config", "plan_docroot",
-    "plan_workspace",
+    "Access", "BasicLogin", "Expires", "FilesScope", "Header", "LoginEntry", "PlanError",
+    "PlanNote", "Redirect", "RewritePlan", "Scope", "Settings", "SitePlan", "Source",
+    "plan_config", "plan_docroot", "plan_workspace",
 ]

@@ -17,9 +17,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from confmig.apache.paths import server_root_relative
 from confmig.load import Workspace, load_path
 from confmig.load.accessfile import AccessState, check_access_file
 from confmig.model.access import access_status
+from confmig.model.authn import MAX_FILE_BYTES, logical_lines
 from confmig.model.evaluate import Evaluation
 from confmig.model.handler import fifo_subdirectories
 from confmig.model.merge import (
@@ -30,12 +32,17 @@ from confmig.model.merge import (
     HeaderEntry,
     MimeDir,
 )
+from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir
+from confmig.model.merge.authz import AuthzNode
 from confmig.model.mime import mime_type
+from confmig.model.passwords import scheme
 from confmig.model.plan.types import (
     Access,
+    BasicLogin,
     Expires,
     FilesScope,
     Header,
+    LoginEntry,
     PlanNote,
     Redirect,
     RewritePlan,
@@ -46,12 +53,14 @@ from confmig.model.plan.types import (
 )
 from confmig.model.request import Request
 from confmig.model.response_headers import check_header, check_headers
+from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.round import Round
 from confmig.model.sections import ConfigSection
 from confmig.model.site import Site, VirtualServer
 from confmig.model.target import site_for
 from confmig.model.walk import directory_walk
 from confmig.syntax import Directive, Node, Section, parse_text
+from confmig.syntax.words import split_words
 
 #: Methods and clients the access decision is asked for; a decision that is not the same for
 #: all of them is conditional.
@@ -67,6 +76,8 @@ EXPRESSED = frozenset({
     "expiresbytype", "expiresdefault", "rewriteengine", "rewriterule", "rewritecond",
     "rewritebase", "rewriteoptions", "require", "order", "allow", "deny", "satisfy",
     "redirect", "redirectmatch", "redirectpermanent", "redirecttemp", "authmerging",
+    # a login: Access.login when it is a plain Basic one (an emitter announces the others)
+    "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider",
 })
 #: Directives that change nothing a request's answer is compared on: Apache's own error
 #: pages' signature line.  Carried as information, not as an untranslatable construct.
@@ -256,7 +267,7 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
                 handlers[ext] = info.handler
     return Settings(
         access=_access(site, server, config, url),
-        rewrite=_rewrite(config, document_root, directory, notes),
+        rewrite=_rewrite(config, document_root, directory, notes, server.rewrite_maps),
         redirects=_redirects(config),
         error_documents=tuple(sorted((code, target, _source(d))
                                      for code, (target, d) in core.error_documents.items())),
@@ -362,6 +373,13 @@ def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> A
     for client in (*PROBE_CLIENTS, *_addresses_named(config)):
         seen |= decide(client)
     source = _access_source(config)
+    if seen == {401} and not unsupported:
+        # a login for every client and method; exact when the model's Require tree only
+        # asks for it (the answer then depends on the Authorization header alone)
+        login = _basic_login(site, config, source)
+        if login is not None:
+            return Access("denied", 401, source, "a login is asked of every client",
+                          login=login)
     if len(seen) == 1 and not dynamic and not unsupported:
         status = seen.pop()
         return Access("granted") if status == 0 else Access("denied", status, source,
@@ -374,6 +392,77 @@ def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> A
     why = "; ".join(dict.fromkeys(unsupported)) or (
         "depends on the client, the method, the environment or credentials")
     return Access("conditional", 403, source, why)
+
+
+def _basic_login(site: Site, config: DirConfig, source: Source | None) -> BasicLogin | None:
+    """The login a 401 asks for, when it is a plain one: ``AuthType Basic`` with a literal
+    ``AuthName``, the ``file`` provider alone (no AuthBasicFake, no digest algorithm), a
+    readable ``AuthUserFile``, no 2.2 access control, and a ``Require`` tree of only
+    ``valid-user`` or ``user`` lines for every method.  None otherwise."""
+    authn = config.get("authn")
+    if authn is None or (authn.auth_type or "").lower() != "basic" or not authn.auth_name \
+            or "%{" in authn.auth_name or "access" in config:
+        return None
+    basic: AuthBasicDir = config.get("auth_basic") or AuthBasicDir()
+    if basic.fake or basic.digest_algorithm is not None \
+            or basic.providers not in (None, ("file",)):
+        return None
+    users_file: AuthnFileDir | None = config.get("authn_file")
+    authz = config.get("authz")
+    if users_file is None or users_file.user_file is None or authz is None \
+            or authz.section is None:
+        return None
+    required = _required_users(authz.section)
+    if required is False or (required is not None and authz.forbidden_on_fail):
+        return None  # (AuthzSendForbiddenOnFailure: 403 for a user it does not authorize)
+    path = server_root_relative(users_file.user_file, str(site.state.server_root))
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        return None
+    written: dict[str, str] = {}  # Apache's line → the file's (its first)
+    for raw in data.decode("utf-8", errors="surrogateescape").split("\n"):
+        written.setdefault(raw.strip(" \t\n\r\f\v"), raw.rstrip("\r"))
+    entries = []
+    for line in logical_lines(data):
+        user, _, rest = line.partition(":")
+        stored = rest.partition(":")[0]
+        marker = stored[:stored.index("}") + 1] if stored.startswith("{") and "}" in stored \
+            else ""
+        raw = written.get(line, line)
+        sides = [side for side, cut in (("leading", raw.lstrip(" \t\f\v")),
+                                        ("trailing", raw.rstrip(" \t\f\v"))) if cut != raw]
+        entries.append(LoginEntry(user, scheme(stored), marker,
+                                  "both" if len(sides) == 2 else "".join(sides)))
+    return BasicLogin(authn.auth_name, path, required, tuple(entries), b"\\\n" in data,
+                      source)
+
+
+def _required_users(node: AuthzNode) -> tuple[str, ...] | bool | None:
+    """The users a ``Require`` tree of only ``valid-user``/``user`` lines grants (None: any
+    valid user); False for any other tree."""
+    if node.negate or node.methods is not None:
+        return False
+    if node.provider is not None:
+        if node.provider == "valid-user":
+            return None
+        if node.provider == "user" and "%{" not in node.args:
+            return tuple(split_words(node.args))
+        return False
+    if node.op != "or" or not node.children:
+        return False
+    users: list[str] = []
+    for child in node.children:
+        found = _required_users(child)
+        if found is False:
+            return False
+        if found is None:
+            return None
+        users += found  # type: ignore[arg-type]
+    return tuple(dict.fromkeys(users))
 
 
 def _granted_networks(config: DirConfig, decide: Callable[[str], set[int]]
@@ -502,7 +591,8 @@ def _access_source(config: DirConfig) -> Source | None:
 
 
 def _rewrite(config: DirConfig, document_root: str, directory: str,
-             notes: list[PlanNote]) -> RewritePlan | None:
+             notes: list[PlanNote], maps: dict[str, RewriteMap] | None = None
+             ) -> RewritePlan | None:
     rw = config.get("rewrite")
     if rw is None or rw.context != "directory" or not rw.engine or rw.directory is None:
         return None
@@ -515,7 +605,8 @@ def _rewrite(config: DirConfig, document_root: str, directory: str,
         strip = "/"
     base = rw.base if rw.base_set else None
     return RewritePlan(rw.directory, strip, base, base if base is not None else strip,
-                       tuple(rw.rules), frozenset(rw.options), source)
+                       tuple(rw.rules), frozenset(rw.options), source,
+                       tuple(maps.values()) if maps else ())
 
 
 def _redirects(config: DirConfig) -> tuple[Redirect, ...]:

@@ -52,8 +52,14 @@ def _files(files: FilesScope) -> dict[str, Any]:
 
 
 def _access(access: Access) -> dict[str, Any]:
-    return {"decision": access.decision, "status": access.status,
-            "source": _src(access.source), "why": access.why}
+    out = {"decision": access.decision, "status": access.status,
+           "source": _src(access.source), "why": access.why}
+    if access.login is not None:  # the users, never their hashes
+        login = access.login
+        out["login"] = {"realm": login.realm, "user_file": login.user_file,
+                        "users": list(login.users) if login.users is not None else None,
+                        "schemes": sorted({e.scheme for e in login.entries})}
+    return out
 
 
 def _rewrite(rw: RewritePlan | None) -> dict[str, Any] | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from confmig.model.merge import HeaderEntry
+from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.rewrite.rules import Rule
 
 AccessDecision = Literal["granted", "denied", "conditional", "by-address"]
@@ -43,6 +44,31 @@ class PlanNote:
 
 
 @dataclass(frozen=True)
+class LoginEntry:
+    """One user of a password file, as Apache reads it."""
+
+    user: str
+    scheme: str  # confmig.model.passwords.scheme of the stored hash
+    marker: str  # a ``{…}`` prefix of the stored hash (``{SHA}``, ``{PLAIN}``…), else ""
+    #: white space Apache trimmed off the file's line: "", "leading", "trailing" or "both"
+    trimmed: str
+
+
+@dataclass(frozen=True)
+class BasicLogin:
+    """``AuthType Basic`` checked against one ``AuthUserFile`` (the ``file`` provider) with
+    ``Require valid-user`` or ``Require user …`` alone: what a target needs to ask for the
+    same login.  ``users`` None: any user of the file."""
+
+    realm: str
+    user_file: str  # absolute
+    users: tuple[str, ...] | None
+    entries: tuple[LoginEntry, ...]
+    joined: bool  # a backslash-newline joins lines of the file (Apache reads them as one)
+    source: Source | None = None
+
+
+@dataclass(frozen=True)
 class Access:
     """The access decision for a scope: ``status`` is what Apache answers when it denies
     (403, 401, 500); ``conditional`` when it depends on the client, method, environment or
@@ -54,6 +80,8 @@ class Access:
     why: str = ""
     #: "by-address": granted exactly to clients in these networks (CIDR), else ``status``
     networks: tuple[str, ...] = ()
+    #: denied with 401: the login that grants it, when it is a plain Basic one
+    login: BasicLogin | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +101,8 @@ class RewritePlan:
     rules: tuple[Rule, ...]
     options: frozenset[str]
     source: Source | None = None
+    #: the server's RewriteMaps, which the rules look up with ``${name:key|default}``
+    maps: tuple[RewriteMap, ...] = ()
 
 
 @dataclass(frozen=True)

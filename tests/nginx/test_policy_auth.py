@@ -1,0 +1,182 @@
+"""AuthType Basic + AuthUserFile (issue 12): nginx's auth_basic / auth_basic_user_file on the
+same password file where both servers take the same logins (every hash format htpasswd
+writes), ``Require user`` through a map on ``$remote_user``, and a denial (403, announced)
+where nginx would let in someone Apache refuses.  Real Apache against real nginx, every user
+with the right password, a wrong one and none."""
+
+from __future__ import annotations
+
+import base64
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from passlib import hash as schemes
+from typer.testing import CliRunner
+
+from confmig.cli import app
+from confmig.model.plan import plan_docroot
+from confmig.verify import VerifyRequest, verify
+from tests.nginx.servers import both
+
+pytestmark = [pytest.mark.apache]
+
+#: user → (password, stored hash): every format htpasswd writes, and crypt() schemes
+PASSWORDS = {
+    "alice": ("pw-a", schemes.apr_md5_crypt.hash("pw-a")),  # htpasswd -m (the default)
+    "bob": ("pw-b", schemes.bcrypt.using(ident="2y").hash("pw-b")),  # htpasswd -B
+    "ivan": ("pw-i", schemes.bcrypt.using(ident="2b").hash("pw-i")),
+    "carol": ("pw-c", schemes.ldap_sha1.hash("pw-c")),  # htpasswd -s
+    "dave": ("pw-d", schemes.sha512_crypt.hash("pw-d")),  # htpasswd -5
+    "sam": ("pw-s", schemes.sha256_crypt.hash("pw-s")),  # htpasswd -2
+    "erin": ("pw-e", schemes.des_crypt.hash("pw-e")),  # htpasswd -d
+    "hank": ("pw-h", schemes.md5_crypt.hash("pw-h")),
+    "pete": ("pw-p", "pw-p"),  # htpasswd -p: plain text, which Apache never matches on Unix
+}
+AUTH = 'AuthType Basic\nAuthName "Members $area"\nAuthUserFile {file}\n'
+
+
+def password_file(extra: str = "") -> str:
+    return "# users\n" + "".join(f"{u}:{h}\n" for u, (_, h) in PASSWORDS.items()) + extra
+
+
+def login(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+@pytest.fixture
+def site() -> Iterator[object]:
+    from confmig.servers import make_docroot
+
+    made: list[Path] = []
+
+    def build(htaccess: str, users: str | None = None,
+              extra: dict[str, str] | None = None) -> Path:
+        root = make_docroot(prefix="confmig-ngau-", files={
+            "p/f.txt": "secret\n", "p/sub/g.txt": "deeper\n", "open.txt": "open\n",
+            **(extra or {})})
+        (root / ".htpasswd").write_text(password_file() if users is None else users)
+        (root / ".htpasswd").chmod(0o644)
+        (root / "p/.htaccess").write_text(htaccess.format(file=root / ".htpasswd"))
+        (root / "p/.htaccess").chmod(0o644)
+        made.append(root)
+        return root
+
+    yield build
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def convert(root: Path) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout, result.stderr
+
+
+def asked(pair: object, paths: list[str], users: dict[str, tuple[str, str]]
+          ) -> list[tuple[str, str, int, int]]:
+    """(path, who, Apache's status, nginx's status) with each user's password, a wrong one
+    and none; the realm Apache asks with must be the one nginx asks with."""
+    out = []
+    for path in paths:
+        tries = [("none", {})] + [(f"{u}/{kind}", login(u, pw if kind == "right" else "x"))
+                                  for u, (pw, _) in users.items() for kind in ("right", "wrong")]
+        for who, headers in tries:
+            a, b = pair.ask(path, headers)  # type: ignore[attr-defined]
+            out.append((path, who, a.status, b.status))
+            if a.status == b.status == 401:
+                assert a.headers.get("WWW-Authenticate") == b.headers.get("WWW-Authenticate") \
+                    == 'Basic realm="Members $area"', (path, who)
+    return out
+
+
+def test_the_plan_carries_the_login(site: object) -> None:
+    root = site(AUTH + "Require user alice bob\n")  # type: ignore[operator]
+    plan = plan_docroot(root)
+    scope = next(s for s in plan.scopes if s.url == "/p/")
+    login_ = scope.settings.access.login
+    assert scope.settings.access.status == 401 and login_ is not None
+    assert (login_.realm, login_.user_file, login_.users) == (
+        "Members $area", str(root / ".htpasswd"), ("alice", "bob"))
+    assert {e.user: e.scheme for e in login_.entries}["bob"] == "bcrypt"
+
+
+def test_valid_user_every_hash_format(site: object, apache_binary: object,
+                                      nginx_binary: object) -> None:
+    root = site(AUTH + "Require valid-user\n")  # type: ignore[operator]
+    code, out, err = convert(root)
+    assert code == 0, err
+    assert "auth_basic_user_file" in out and "untranslatable" not in out
+    with both(root) as pair:
+        answers = asked(pair, ["/p/f.txt", "/p/sub/g.txt", "/p/missing", "/p", "/p/"],
+                        PASSWORDS)
+        assert [x for x in answers if x[2] != x[3]] == []
+        granted = {who for path, who, a, _ in answers if a == 200 and path == "/p/f.txt"}
+        assert granted == {f"{u}/right" for u in PASSWORDS if u != "pete"}
+        a, b = pair.ask("/open.txt")
+        assert a.status == b.status == 200
+        a, b = pair.ask("/.htpasswd")
+        assert a.status == b.status == 403
+    report = verify(VerifyRequest(target="nginx", docroot=root))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+
+
+def test_require_user_lets_in_only_those(site: object, apache_binary: object,
+                                         nginx_binary: object) -> None:
+    root = site(AUTH + "Require user alice carol\nRequire user sam\n")  # type: ignore[operator]
+    code, _out, err = convert(root)
+    assert code == 0, err
+    with both(root) as pair:
+        answers = asked(pair, ["/p/f.txt", "/p/sub/"], PASSWORDS)
+        assert [x for x in answers if x[2] != x[3]] == []
+        granted = {who for path, who, a, _ in answers if a == 200 and path == "/p/f.txt"}
+        assert granted == {"alice/right", "carol/right", "sam/right"}
+
+
+def test_what_nginx_would_let_in_is_denied_and_announced(site: object, apache_binary: object,
+                                                         nginx_binary: object) -> None:
+    """{PLAIN} and {SSHA} lines: nginx takes the password, Apache (crypt()) never does;
+    white space before a name: Apache trims it.  Never 200 where Apache asks for a login."""
+    extra = {"frank": ("pw-f", "{PLAIN}pw-f"),
+             "gina": ("pw-g", schemes.ldap_salted_sha1.hash("pw-g"))}
+    for lines, names in [("frank:{PLAIN}pw-f\n", ["frank"]),
+                         (f"gina:{extra['gina'][1]}\n", ["gina"]),
+                         (f"  lead:{schemes.apr_md5_crypt.hash('pw-l')}\n", ["lead"])]:
+        root = site(AUTH + "Require valid-user\n", password_file(lines))  # type: ignore
+        code, _out, err = convert(root)
+        assert code == 1 and "AuthType" in err and "denied (403)" in err, err
+        users = {**PASSWORDS, **extra, "  lead": ("pw-l", ""), "lead": ("pw-l", "")}
+        with both(root) as pair:
+            for _path, who, a, b in asked(pair, ["/p/f.txt"], {n: users[n] for n in names}
+                                         | {"  lead": users["  lead"]}):
+                assert b != 200 or a == 200, (who, a, b)
+                assert b == 403, (who, a, b)
+
+
+def test_trailing_white_space_refuses_that_user_announced(site: object,
+                                                          apache_binary: object,
+                                                          nginx_binary: object) -> None:
+    users = password_file(f"tina:{schemes.apr_md5_crypt.hash('pw-t')}  \n")
+    root = site(AUTH + "Require valid-user\n", users)  # type: ignore[operator]
+    code, _out, err = convert(root)
+    assert code == 1 and "tina" in err and "AuthUserFile" in err
+    with both(root) as pair:
+        a, b = pair.ask("/p/f.txt", login("tina", "pw-t"))
+        assert (a.status, b.status) == (200, 401)  # stricter, never looser
+        a, b = pair.ask("/p/f.txt", login("alice", "pw-a"))
+        assert a.status == b.status == 200
+
+
+def test_rules_that_would_answer_before_the_login_deny(site: object, apache_binary: object,
+                                                       nginx_binary: object) -> None:
+    """nginx's rewrite phase comes before auth_basic; Apache asks for the login first."""
+    root = site(AUTH + "Require valid-user\nRewriteEngine On\n"  # type: ignore[operator]
+                "RewriteRule ^old$ f.txt [L]\nRedirect 302 /p/away /open.txt\n")
+    code, _out, err = convert(root)
+    assert code == 1 and "before nginx asks for the login" in err
+    with both(root) as pair:
+        for path in ("/p/old", "/p/away", "/p/f.txt"):
+            a, b = pair.ask(path)
+            assert a.status == 401 and b.status == 403, path
