@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -18,6 +18,9 @@ from confmig import __version__
 from confmig.console import consoles, print_bytes_as_read, print_error
 from confmig.convert import registry as converters
 from confmig.syntax.ast import ReadLimitError
+
+if TYPE_CHECKING:
+    from confmig.replay.summary import AfterConvert
 
 app = typer.Typer(
     name="confmig",
@@ -230,6 +233,12 @@ def explain(
                                                   "Common/Combined Log Format. Prints JSON "
                                                   "Lines with --format json, else a "
                                                   "summary.")] = None,
+    against: Annotated[str | None, typer.Option("--against", help="With --requests: also "
+                                                "send every request to the original Apache "
+                                                "and to the site converted --to TARGET (real "
+                                                "servers, as verify --requests does) and list "
+                                                "those that would answer differently.")]
+    = None,
 ) -> None:
     """What Apache answers to one request, and every directive and rewrite step behind it;
     with --requests, to every request of a file or an access log."""
@@ -239,9 +248,11 @@ def explain(
         config = server_config(config, [root] if root is not None else [], no_config)
     if (url is None) == (requests is None):
         fail("give one URL, or --requests FILE")
+    if against is not None and requests is None:
+        fail("--against needs --requests FILE")
     if requests is not None:
         replay_requests(requests, root, config, define or [], follow_symlinks,
-                        fmt is ExplainFormat.json)
+                        fmt is ExplainFormat.json, against)
         return
     assert url is not None
     try:
@@ -260,16 +271,21 @@ def explain(
 
 
 def replay_requests(path: Path, root: Path | None, config: Path | None, define: list[str],
-                    follow_symlinks: bool, json_lines: bool) -> None:
-    """``explain --requests``: every request of *path*, as JSON Lines or a summary."""
+                    follow_symlinks: bool, json_lines: bool, against: str | None = None
+                    ) -> None:
+    """``explain --requests``: every request of *path*, as JSON Lines or a summary; with
+    *against*, also which of them would answer differently after ``convert --to`` it."""
     from confmig.model.explain import ExplainError, load_workspace
     from confmig.replay.command import print_summary, run_replay
 
     if not path.is_file():
         fail(f"{path}: not a regular file")
+    after = (after_convert(path, root, config, define, follow_symlinks, against)
+             if against is not None else None)
     try:
         workspace = load_workspace(root, config, define, follow_symlinks)
-        summary = run_replay(workspace, path, json_lines=out.file if json_lines else None)
+        summary = run_replay(workspace, path, json_lines=out.file if json_lines else None,
+                             after_convert=after)
     except ExplainError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -280,6 +296,31 @@ def replay_requests(path: Path, root: Path | None, config: Path | None, define: 
         err.print(f"{path}:{bad.line}: not evaluated: {bad.why}", markup=False)
     if len(summary.bad) > 20:
         err.print(f"{path}: {len(summary.bad) - 20} more bad line(s)", markup=False)
+
+
+AGAINST_MAX_REQUESTS = 10_000  # distinct requests sent to both servers by --against
+
+
+def after_convert(path: Path, root: Path | None, config: Path | None, define: list[str],
+                  follow_symlinks: bool, target: str) -> AfterConvert:
+    """``--against TARGET``: the requests of *path* sent to the original Apache and to the
+    converted *target* (:func:`confmig.verify.verify` with only these requests)."""
+    from confmig.replay.summary import AfterConvert, Difference
+    from confmig.verify import VerifyError, VerifyRequest, verify
+
+    if target not in converters.verifiable():
+        fail(f"--against {target}: one of {', '.join(converters.verifiable())}")
+    try:
+        report = verify(VerifyRequest(target, docroot=root, config=config, log=path,
+                                      generate=False, max_requests=AGAINST_MAX_REQUESTS,
+                                      defines=tuple(define), follow_symlinks=follow_symlinks))
+    except VerifyError as exc:
+        fail(str(exc))
+    differences = [Difference(r.probe.why, f"{r.probe.method} {r.probe.path}",
+                              tuple((d.field, d.original, d.converted) for d in r.diffs),
+                              r.announced) for r in report.differing]
+    return AfterConvert(target, report.compared, report.sent, report.planned,
+                        not (report.out_of_time or report.truncated), differences)
 
 
 # The targets come from the converter registry (planned ones answer "not available yet").

@@ -13,15 +13,17 @@ from rich.text import Text
 from confmig.load import Workspace
 from confmig.replay.logs import BadLine, read_requests
 from confmig.replay.run import acting_directives, replay
-from confmig.replay.summary import Summary
+from confmig.replay.summary import AfterConvert, Summary
 
 SHOWN = 15  # rows per table of the text summary
 
 
-def run_replay(workspace: Workspace, path: Path, *, json_lines: TextIO | None) -> Summary:
+def run_replay(workspace: Workspace, path: Path, *, json_lines: TextIO | None,
+               after_convert: AfterConvert | None = None) -> Summary:
     """Evaluate every request of *path*; with *json_lines*, write each answer there as one
-    JSON object per line, then the summary as the last line."""
-    summary = Summary()
+    JSON object per line, then the summary as the last line.  *after_convert*: what sending
+    the same requests to the original and the converted server found (``--against``)."""
+    summary = Summary(after_convert=after_convert)
     for item, fired, first in replay(workspace, read_requests(path)):
         summary.add(item, fired, first)
         if json_lines is not None:
@@ -53,6 +55,19 @@ def print_summary(summary: Summary, out: Console) -> None:
                         [(str(b.line), b.why) for b in summary.bad]))
     parts.append(_table("Not modelled exactly", ("note", "requests"),
                         [(k, str(n)) for k, n in summary.unsupported.most_common()]))
+    after = summary.after_convert
+    if after is not None:
+        parts.append(Text(
+            f"After convert --to {after.target}: {len(after.differences)} of {after.compared} "
+            f"compared request(s) would answer differently (the same requests sent to the "
+            f"original Apache and to the converted {after.target}, as verify --requests does)"
+            + ("" if after.complete else f"; only {after.sent} of {after.planned} were sent "
+               "(time or count limit)"), style="bold"))
+        parts.append(_table(
+            f"Would answer differently after convert --to {after.target}",
+            ("line", "request", "original → converted", "announced"),
+            [(d.where, d.request, "; ".join(f"{f}: {a} → {b}" for f, a, b in d.fields),
+              "yes" if d.announced else "no") for d in after.differences]))
     out.print(Group(*[p for p in parts if p is not None]))
 
 

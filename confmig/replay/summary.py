@@ -10,6 +10,38 @@ from confmig.replay.logs import BadLine
 from confmig.replay.run import Replayed
 
 
+@dataclass(frozen=True)
+class Difference:
+    """One request that would answer differently after ``convert --to``: where it is in the
+    file, what was sent, and each field that differs (name, original's, converted's)."""
+
+    where: str  # FILE:LINE
+    request: str  # METHOD target
+    fields: tuple[tuple[str, str, str], ...]
+    announced: bool  # convert said so (untranslatable) for its directory
+
+
+@dataclass
+class AfterConvert:
+    """What ``--against TARGET`` found: the file's requests sent to the original Apache and
+    to the converted target and compared (``verify --requests``'s comparison)."""
+
+    target: str
+    compared: int  # requests at least one server answered
+    sent: int
+    planned: int  # the file's distinct requests
+    complete: bool  # every one was sent (no time or count limit hit)
+    differences: list[Difference] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"target": self.target, "compared": self.compared, "sent": self.sent,
+                "planned": self.planned, "complete": self.complete,
+                "differ": [{"where": d.where, "request": d.request, "announced": d.announced,
+                            "fields": [{"field": f, "original": a, "converted": b}
+                                       for f, a, b in d.fields]}
+                           for d in self.differences]}
+
+
 @dataclass
 class Summary:
     total: int = 0
@@ -22,6 +54,7 @@ class Summary:
     bad: list[BadLine] = field(default_factory=list)
     unsupported: Counter[str] = field(default_factory=Counter)
     never_fired: list[tuple[str, int, str]] = field(default_factory=list)
+    after_convert: AfterConvert | None = None  # --against TARGET
 
     def add(self, item: Replayed | BadLine, fired: frozenset[tuple[str, int]],
             first: bool = True) -> None:
@@ -47,7 +80,7 @@ class Summary:
         self.never_fired = [a for a in acting if (a[0], a[1]) not in self.fired]
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "requests": self.total, "distinct": self.distinct, "statuses": {str(k): v for k, v in
                                                  sorted(self.statuses.items())},
             "denied": [{"status": s, "decided_by": by, "count": n}
@@ -60,3 +93,6 @@ class Summary:
             "bad_lines": [{"line": b.line, "why": b.why} for b in self.bad],
             "unsupported": [{"note": k, "count": n} for k, n in self.unsupported.most_common()],
         }
+        if self.after_convert is not None:
+            out["after_convert"] = self.after_convert.as_json()
+        return out

@@ -27,6 +27,7 @@ from confmig.convert.httpd import (
 from confmig.convert.result import ConversionResult
 from confmig.servers import ApacheBinary, ServerError, find_apache, http_get
 from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
+from confmig.verify.logprobes import log_probes
 from confmig.verify.probes import Probe, ProbeFileError, Site, generate, read_requests
 from confmig.verify.report import ProbeResult, VerifyReport
 from confmig.verify.runconfig import HIDDEN_ACCESS_FILE, runnable
@@ -54,6 +55,10 @@ class VerifyRequest:
     defines: tuple[str, ...] = ()
     follow_symlinks: bool = False  # convert with --follow-symlinks
     server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
+    # explain --requests FILE --against: the requests of a URL list or an access log (read as
+    # explain reads them), and only those (generate=False: no probes of the site's own)
+    log: Path | None = None
+    generate: bool = True
 
 
 @dataclass
@@ -85,13 +90,15 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
                  else prepare(request, find_apache(request.apache)))
         requests = (read_requests(request.requests, setup.sites[0] if setup.sites else None)
                     if request.requests else [])
+        if request.log is not None:
+            requests += log_probes(request.log, setup.sites[0] if setup.sites else None)
     except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
         raise VerifyError(str(exc)) from exc
     # One budget for everything after the conversion: generating the probes (at most half
     # of it, so that some are sent), starting the servers and sending them.
     started = time.monotonic()
     deadline = started + request.timeout
-    probes = generate(setup.sites, requests, request.max_requests,
+    probes = generate(setup.sites if request.generate else [], requests, request.max_requests,
                       deadline=started + request.timeout / 2)
     report = VerifyReport(request.target, str(request.config or request.docroot),
                           setup.conversion, planned=len(probes.probes),
