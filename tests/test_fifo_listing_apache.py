@@ -7,6 +7,7 @@ entry (issue 10).  A directory named ``.htaccess`` only drops its entry from the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -51,10 +52,8 @@ def answers(server: ApacheServer, root: Path) -> dict[str, int | str]:
         except TimeoutError:
             out[path] = "hangs"
             for fifo in FIFOS:
-                try:
+                with contextlib.suppress(OSError):  # no reader waiting on this one
                     os.close(os.open(root / fifo, os.O_WRONLY | os.O_NONBLOCK))
-                except OSError:
-                    pass  # no reader waiting on this one
     return out
 
 
