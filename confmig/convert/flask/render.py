@@ -10,6 +10,7 @@ have no Python form here answers 403 where it would apply, a conditional access 
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,16 @@ import jinja2
 from confmig.convert.flask.literals import Call, Code, Item, Lit, comment, pystr, raw_or_plain, tup
 from confmig.convert.flask.regex import python_form
 from confmig.convert.result import Note, NoteKind
-from confmig.model.plan import Access, FilesScope, Header, Scope, Settings, SitePlan, Source
+from confmig.model.plan import (
+    Access,
+    FilesScope,
+    Header,
+    PlanNote,
+    Scope,
+    Settings,
+    SitePlan,
+    Source,
+)
 from confmig.model.rewrite.expand import TOKEN_MAP, TOKEN_VAR, tokenize
 from confmig.model.rewrite.rules import Condition, Rule
 from confmig.model.site_builder import DEFAULT_TYPES_CONFIG, load_types
@@ -43,6 +53,11 @@ COND_KINDS = frozenset({"regex", "-f", "-d", "-s", "-l", "=", "<", "<=", ">", ">
 HEADER_ACTIONS = frozenset({"set", "append", "add", "merge", "unset", "setifempty"})
 #: Names the script hook is asked about (what a handler would run under Apache).
 SCRIPT_PATTERN = r"\.(?:php[0-9]?|phtml|wsgi|cgi|pl|py)$"
+#: mod_autoindex's directives that change its plain listing (which names, their order, what
+#: comes around them): where one is in force the module answers a listing 403.
+LISTING_DIRECTIVES = frozenset({"indexignore", "indexignorereset", "indexoptions",
+                                "indexorderdefault", "indexstylesheet", "indexheadinsert",
+                                "headername", "readmename"})
 #: The name the module is imported by when neither --app-module nor -o names it.
 DEFAULT_APP_MODULE = "site_rules"
 
@@ -62,6 +77,9 @@ class Renderer:
         self.notes: list[Note] = []
         self.uses_pcre2 = False
         self.env_names = _env_names(plan)
+        #: directory → the mod_autoindex directive in force there (and below)
+        self.listing_directives = {n.scope: n for n in plan.notes
+                                   if n.directive.lower() in LISTING_DIRECTIVES}
         self.constants: dict[str, str] = {}
         self.constant_calls: list[tuple[str, Call]] = []
 
@@ -107,6 +125,7 @@ class Renderer:
                       for n in self.notes],
             "uses_pcre2": self.uses_pcre2,
             "app_module": self.app_module,
+            "access_files": tup([Lit(pystr(n)) for n in self.access_files()]).inline(),
             "app_file": self.app_module.rsplit(".", 1)[-1],
         }
         text = _TEMPLATES.get_template("module.py.j2").render(**context)
@@ -156,6 +175,14 @@ class Renderer:
             items.append(Item(Lit("True"), "nocase"))
         return Call("Regex", items)
 
+    def access_files(self) -> list[str]:
+        """The access files' names (.htaccess, and the AccessFileName the scopes were read
+        from)."""
+        names = {".htaccess"}
+        for scope in self.plan.scopes:
+            names.update(os.path.basename(s.file) for s in scope.sources if s.file)
+        return sorted(names)
+
     def types_table(self) -> str:
         """``None`` when Apache's types are /etc/mime.types as the module reads it at start-up;
         else (another TypesConfig) the table itself."""
@@ -197,7 +224,15 @@ class Renderer:
             items.append(Item(tup([Lit(pystr(n)) for n in s.index]), "index",
                               [f"{self.short(s.index_source)} DirectoryIndex"]
                               if s.index_source else []))
-        for name, value, default in (("indexes", s.indexes, False),
+        indexes = s.indexes
+        listing = self.listing_directive(scope) if indexes and not in_files else None
+        if listing is not None:
+            indexes = False
+            comments.append(f"{self.short(listing.source)} {listing.directive}: mod_autoindex's "
+                            "listing is reproduced without it: a listing here answers 403")
+        elif indexes and not in_files:
+            self.undecided_entries(scope, comments)
+        for name, value, default in (("indexes", indexes, False),
                                      ("follow_symlinks", s.follow_symlinks, True),
                                      ("slash", s.slash, True)):
             if value != default:
@@ -231,6 +266,42 @@ class Renderer:
                 items.append(Item(tup([tup([Lit(pystr(a)), Lit(pystr(b))])
                                        for a, b in s.expires.by_type]), "expires_by_type"))
         return Call("Settings", items)
+
+    def undecided_entries(self, scope: Scope, comments: list[str]) -> None:
+        """A listing leaves out what a lookup of it refuses; where that refusal is a 403 that
+        stands in for what is not reproduced (access that depends on the request, a rule
+        that is not translated), Apache may list the name: announced."""
+        names = [f"{s.url.rstrip('/').rsplit('/', 1)[-1]}/" for s in self.plan.scopes
+                 if os.path.dirname(s.directory.rstrip("/")) == scope.directory.rstrip("/")
+                 and s is not scope and self.stands_in(s.settings)]
+        names += [f.label for f in scope.files
+                  if f.settings.access.decision == "conditional"]
+        rw = scope.settings.rewrite
+        if rw is not None and any(self.rule_untranslatable(r) for r in rw.rules):
+            names.append("names its untranslated rewrite rules refuse")
+        if names:
+            source = scope.sources[-1] if scope.sources else None
+            comments.append(self.note(source, "Options Indexes", "the listing leaves out "
+                                      f"{', '.join(names)} (a 403 stands in for what is "
+                                      "not reproduced), which Apache may list",
+                                      scope.directory))
+
+    def stands_in(self, settings: Settings) -> bool:
+        """Does the module refuse here where Apache's answer is not known to it?"""
+        rw = settings.rewrite
+        return settings.access.decision == "conditional" or (
+            rw is not None and any(self.rule_untranslatable(r) for r in rw.rules))
+
+    def rule_untranslatable(self, rule: Rule) -> bool:
+        return bool(self.unsupported(rule)) or any(self.cond_unsupported(c)
+                                                   for c in rule.conditions)
+
+    def listing_directive(self, scope: Scope) -> PlanNote | None:
+        for directory, note in self.listing_directives.items():
+            root = directory.rstrip("/")
+            if scope.directory == root or scope.directory.startswith(root + "/"):
+                return note
+        return None
 
     def access(self, access: Access, scope: Scope, comments: list[str]) -> int:
         if access.decision == "granted":
@@ -336,6 +407,8 @@ class Renderer:
                 items.append(Item(Lit("True"), name))
         if rule.skip:
             items.append(Item(Lit(str(rule.skip)), "skip"))
+        if rule.nosubreq or rule.redirect:  # mod_rewrite skips them in a sub-request
+            items.append(Item(Lit("True"), "nosubreq"))
         if rule.env and not why:
             items.append(Item(tup([Lit(pystr(e)) for e in rule.env]), "env"))
         if rule.mime_type and not why:
