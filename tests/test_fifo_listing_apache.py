@@ -23,9 +23,12 @@ pytestmark = pytest.mark.apache
 
 FILES = {"p/plain.txt": "x\n", "p/ok/f.txt": "x\n", "p/fifo/f.txt": "x\n",
          "r/index.html": "r\n", "r/fifo/f.txt": "x\n",
-         "q/plain.txt": "x\n", "q/ok/f.txt": "x\n", "q/dirht/f.txt": "x\n"}
-FIFOS = ("p/fifo/.htaccess", "r/fifo/.htaccess")
-PATHS = ("/p/", "/p", "/p/plain.txt", "/p/ok/", "/r/", "/q/", "/q/ok/")
+         "q/plain.txt": "x\n", "q/ok/f.txt": "x\n", "q/dirht/f.txt": "x\n",
+         # a DirectoryIndex whose sub-request walks into a FIFO's directory hangs too
+         "d/.htaccess": "DirectoryIndex fifo/index.html\n", "d/fifo/index.html": "x\n",
+         "d/x.txt": "x\n"}
+FIFOS = ("p/fifo/.htaccess", "r/fifo/.htaccess", "d/fifo/.htaccess")
+PATHS = ("/p/", "/p", "/p/plain.txt", "/p/ok/", "/r/", "/q/", "/q/ok/", "/d/", "/d/x.txt")
 
 
 @pytest.fixture
@@ -64,17 +67,19 @@ def test_apache_model_and_converted_config(apache_binary: ApacheBinary, tree: Pa
                  for p in PATHS}
         listing = explain_request("/p/", root=tree, config=server.conf_path)
     assert apache == {"/p/": "hangs", "/p": 301, "/p/plain.txt": 200, "/p/ok/": 200,
-                      "/r/": 200, "/q/": 200, "/q/ok/": 200}, apache
-    assert model == {**apache, "/p/": 403}, model
+                      "/r/": 200, "/q/": 200, "/q/ok/": 200, "/d/": "hangs",
+                      "/d/x.txt": 200}, apache
+    assert model == {**apache, "/p/": 403, "/d/": 403}, model
     assert any("FIFO" in step.message for step in listing.steps), listing.steps
 
     result = convert_docroot(tree)
     with ApacheServer(tree, options="Indexes FollowSymLinks", allow_override="None",
                       extra_config=result.text, binary=apache_binary) as converted:
         after = answers(converted, tree)
-    assert after == {**apache, "/p/": 403}, after
-    said = [n.reason for n in result.untranslatable if n.scope == f"{tree}/p"]
-    assert said and "listing" in said[0] and "never answers" in said[0], result.untranslatable
+    assert after == {**apache, "/p/": 403, "/d/": 403}, after
+    for parent in ("p", "d"):
+        said = [n.reason for n in result.untranslatable if n.scope == f"{tree}/{parent}"]
+        assert said and "listing" in said[0] and "never answers" in said[0], said
 
 
 def test_the_site_plan_lists_nothing_where_apache_hangs(tree: Path) -> None:

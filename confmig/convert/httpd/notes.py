@@ -37,9 +37,10 @@ def _plan_notes(result: ConversionResult, plan: FilePlan, keep_500: bool,
         if plan.blocked_listing is not None:
             parent = f"{plan.blocked_listing.rstrip('/')}/"
             result.untranslatable.append(Note(
-                file, 0, "", f"a FIFO: Apache's listing of {parent} (mod_autoindex looks "
-                f"{here} up with a sub-request) never answers; {parent} is not listed (403)",
-                NoteKind.UNTRANSLATABLE, plan.blocked_listing))
+                file, 0, "", f"a FIFO: a request of {parent} that looks {here} up with a "
+                "sub-request never answers in Apache (mod_autoindex's listing, a "
+                f"DirectoryIndex into it); here {parent} is not listed and such a lookup is "
+                "denied (403)", NoteKind.UNTRANSLATABLE, plan.blocked_listing))
         return
     if plan.status is FileStatus.DENIED_BELOW:
         result.warnings.append(Note(file, 0, "", f"never read by Apache: "
