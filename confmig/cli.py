@@ -364,6 +364,10 @@ def convert(
     app_module: Annotated[str | None, typer.Option("--app-module", help="flask: the name the "
                                                    "module is imported by (default: -o "
                                                    "FILE's name, else site_rules).")] = None,
+    php_fpm: Annotated[str | None, typer.Option("--php-fpm", metavar="ADDR", help="nginx: "
+                                                "hand .php to php-fpm at HOST:PORT or "
+                                                "unix:/PATH, as Apache's mod_proxy_fcgi "
+                                                "does.")] = None,
 ) -> None:
     """Fold .htaccess files into <Directory> blocks (--to httpd): a fragment for DOCROOT
     (AllowOverride All assumed, or as --config sets it), or with --config and no DOCROOT (or
@@ -381,7 +385,7 @@ def convert(
                              Options(keep_500=not serve_500, defines=tuple(define or ()),
                                      follow_symlinks=follow_symlinks),
                              listen=listen, server_name=server_name, strict=strict,
-                             app_module=app_module)
+                             app_module=app_module, php_fpm=php_fpm)
     try:
         outcome = run(request)
     except (ConvertError, WriteRefused, ServerError, OSError) as exc:
@@ -430,6 +434,10 @@ def verify(
                                                "under gunicorn, or under Apache's mod_wsgi "
                                                "(the classic deployment).")]
     = WsgiServer.gunicorn,
+    php_fpm: Annotated[bool, typer.Option("--php-fpm", help="--to nginx: both servers hand "
+                                          ".php to one real php-fpm running a probe that "
+                                          "prints what the script sees; compared too.")]
+    = False,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
@@ -441,7 +449,7 @@ def verify(
              "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
                             apache, nginx, not serve_500, tuple(define or ()),
-                            follow_symlinks, server.value)
+                            follow_symlinks, server.value, php_fpm)
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:

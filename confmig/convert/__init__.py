@@ -42,6 +42,7 @@ class ConvertRequest:
     server_name: str | None = None  # nginx: --server-name
     strict: bool = False  # anything untranslatable: write nothing
     app_module: str | None = None  # flask: --app-module (the module's import name)
+    php_fpm: str | None = None  # nginx: --php-fpm ADDR (.php to php-fpm)
 
 
 @dataclass
@@ -131,7 +132,8 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     if request.write and request.output is not None:
         raise ConvertError("--write rewrites the configuration in place; -o writes a new file: "
                            "give one of them")
-    if request.output is not None:  # what can be known before the work; all of it at the end
+    if request.output is not None and not request.output.is_dir():
+        # what can be known before the work; all of it at the end
         check_output(request.output, force=True,
                      inputs=[request.config] if request.config is not None else [])
     converter = registry.lookup(request.target)
@@ -156,10 +158,27 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     if request.write:
         report = rewrite_in_place(result.files)
         outcome.written, outcome.backups = report.written, report.backups
+    elif request.output is not None and request.output.is_dir():
+        outcome.written += write_into(request.output, result, request.force,
+                                      read_files(request, result))
     elif request.output is not None:
         outcome.written.append(atomic_write(request.output, result.text, force=request.force,
                                             inputs=read_files(request, result)))
     return outcome
+
+
+def write_into(directory: Path, result: ConversionResult, force: bool,
+               inputs: list[str]) -> list[Path]:
+    """``-o DIR``: each of ``result.files`` (plain names: one per virtual host for nginx) as
+    a file in *directory*, every one checked before the first is written (a refusal writes
+    nothing), each written atomically."""
+    if not result.files or any("/" in name or name in (".", "..") for name in result.files):
+        raise ConvertError(f"-o {directory}: a directory; this conversion writes one text "
+                           "(give -o FILE)")
+    targets = [(directory / name, text) for name, text in sorted(result.files.items())]
+    for path, _ in targets:
+        check_output(path, force=force, inputs=inputs)
+    return [atomic_write(path, text, force=force, inputs=inputs) for path, text in targets]
 
 
 def read_files(request: ConvertRequest, result: ConversionResult) -> list[str]:

@@ -14,23 +14,39 @@ allowances for what each server makes up on its own, which no configuration sets
 * the port in a ``Location``: the test servers listen on a high port, and nginx puts its
   listening port into the redirects it makes itself when the Host header has none (Apache
   does not); on port 80 both write none.
+
+With ``--php-fpm`` both servers hand ``.php`` to one real php-fpm (Apache through
+mod_proxy_fcgi, ``SetHandler "proxy:fcgi://…"`` in a ``<FilesMatch>`` as Debian's php-fpm
+configuration does; nginx through the converted ``fastcgi_pass``), which runs
+:data:`PHP_PROBE` instead of each script: the body is what the application sees, compared
+like any other body.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confmig.convert.httpd import assumed_env
 from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
 from confmig.model.target import DEBIAN_INDEX
-from confmig.servers import ApacheBinary, NginxServer, find_apache, find_nginx, free_port
+from confmig.servers import (
+    ApacheBinary,
+    NginxServer,
+    ServerUnderTest,
+    default_modules,
+    find_apache,
+    find_nginx,
+    free_port,
+)
 from confmig.servers.net import LOOPBACK
+from confmig.servers.phpfpm import PhpFpmServer
 from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
-from confmig.verify.probes import Site
+from confmig.verify.probes import Probe, Site
 from confmig.verify.targets import ApacheTarget
 
 if TYPE_CHECKING:
@@ -47,6 +63,32 @@ LISTING = "Index of /"
 #: the converted side must be made from the same configuration.
 HARNESS_PRELUDE = '<FilesMatch "^\\.ht">\n    Require all denied\n</FilesMatch>\n'
 _PORT = re.compile(r"^(https?://[^/:]+):PORT(?=/|$)")
+#: What php-fpm runs before (instead of) every script: what the application sees, one line
+#: each, paths below a document root written from ``$DOCROOT``; REDIRECT_* sorted.
+PHP_PROBE = r"""<?php
+// confmig verify --php-fpm: what the application sees, instead of the script itself.
+$roots = array_filter(explode(':', (string) getenv('CONFMIG_DOCROOTS')));
+$keys = ['REQUEST_URI', 'SCRIPT_NAME', 'SCRIPT_FILENAME', 'PATH_INFO', 'QUERY_STRING',
+         'PHP_SELF', 'HTTP_AUTHORIZATION', 'REQUEST_METHOD'];
+$redirect = array_filter(array_keys($_SERVER), fn($k) => strncmp($k, 'REDIRECT_', 9) === 0);
+sort($redirect);
+header('Content-Type: text/plain');
+header('X-Confmig-Php: probe');
+foreach (array_merge($keys, $redirect) as $k) {
+    if (!array_key_exists($k, $_SERVER)) { echo "$k (unset)\n"; continue; }
+    $v = (string) $_SERVER[$k];
+    foreach ($roots as $r) {
+        if (strncmp($v, $r . '/', strlen($r) + 1) === 0) {
+            $v = '$DOCROOT' . substr($v, strlen($r));
+            break;
+        }
+    }
+    echo "$k=" . addcslashes($v, "\0..\37\177..\377\\") . "\n";
+}
+exit;
+"""
+#: At most this many scripts of a site get the PHP probes (with PATH_INFO, a query, a login).
+PHP_PROBE_FILES = 40
 
 
 class NginxTarget(ManagedUnderTest):
@@ -56,6 +98,85 @@ class NginxTarget(ManagedUnderTest):
                  binary: str | None = None, port: int | None = None) -> None:
         super().__init__(label, NginxServer(body, docroot, http_config=http, binary=binary,
                                             port=port))
+
+
+class WithPhpFpm(ServerUnderTest):
+    """A server under test that hands ``.php`` to *fpm*: php-fpm is started first and
+    stopped last."""
+
+    def __init__(self, server: ServerUnderTest, fpm: PhpFpmServer) -> None:
+        self.label = server.label
+        self.server = server
+        self.fpm = fpm
+
+    def start(self) -> None:
+        if not self.fpm.running:
+            self.fpm.start()
+        self.server.start()
+
+    def stop(self) -> None:
+        try:
+            self.server.stop()
+        finally:
+            self.fpm.stop()
+
+    @property
+    def base_url(self) -> str:
+        return self.server.base_url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+    def diagnostics(self) -> str:
+        return "\n".join(filter(None, (self.server.diagnostics(),
+                                        self.fpm.error_log_text()[-1000:])))
+
+
+@dataclass
+class PhpSide:
+    """One php-fpm for both servers, and what Apache needs to use it."""
+
+    fpm: PhpFpmServer
+    port: int
+
+    @property
+    def address(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+    def apache_config(self) -> str:
+        return ("# --php-fpm: .php through mod_proxy_fcgi, as Debian's php-fpm configuration\n"
+                '<FilesMatch ".+\\.php$">\n'
+                f'    SetHandler "proxy:fcgi://{self.address}"\n'
+                "</FilesMatch>\n")
+
+
+def php_side(docroots: list[Path]) -> PhpSide:
+    """A php-fpm on a port of its own that runs :data:`PHP_PROBE`."""
+    port = free_port()
+    return PhpSide(PhpFpmServer(port=port, prepend=PHP_PROBE, environment={
+        "CONFMIG_DOCROOTS": ":".join(str(d) for d in docroots)}), port)
+
+
+def php_probes(site: Site) -> list[Probe]:
+    """For each script of the site (the first :data:`PHP_PROBE_FILES`): with PATH_INFO
+    (encoded), with a query and with credentials; and a missing page with both (a front
+    controller's REDIRECT_* variables)."""
+    scripts: list[str] = []
+    for top, dirs, files in os.walk(site.root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".php") and len(scripts) < PHP_PROBE_FILES:
+                rel = os.path.relpath(os.path.join(top, name), site.root)
+                scripts.append("/" + rel.replace(os.sep, "/"))
+    login = ("Authorization", "Basic Y29uZm1pZzpwcm9iZQ==")
+    out: list[Probe] = []
+    for url in ["/confmig-missing/page", *scripts]:
+        for target, headers in ((url, ()), (f"{url}?confmig=1&x=%20y", (login,)),
+                                (f"{url}/path%20info/x", ())):
+            out.append(Probe(target, "GET", site.headers(headers), "PHP: what the script sees",
+                             site.directory_of(target)))
+    return out
 
 
 def prepare(request: VerifyRequest) -> Setup:
@@ -73,16 +194,27 @@ def prepare(request: VerifyRequest) -> Setup:
     if request.docroot is None:
         raise ConvertError("give a DOCROOT")
     docroot = request.docroot.resolve()
-    conversion = convert_docroot(docroot, None, NginxOptions(), request.defines)
+    php = php_side([docroot]) if request.php_fpm else None
+    conversion = convert_docroot(docroot, None, NginxOptions(php_fpm=php.address if php else None),
+                                 request.defines)
     env = assumed_env(set(request.defines))
     # The original is what the plan assumed: Debian's defaults (its DirectoryIndex too).
-    original = ApacheTarget("original", docroot=docroot, allow_override="All",
-                            binary=apache, defines=request.defines,
-                            extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
-    converted = NginxTarget("converted", conversion.output.body, conversion.output.http,
-                            docroot, binary=str(nginx.path))
+    original: ServerUnderTest = ApacheTarget(
+        "original", docroot=docroot, allow_override="All", binary=apache,
+        defines=request.defines,
+        extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n" + (php.apache_config() if php else ""),
+        modules=[*default_modules(apache), "proxy", "proxy_fcgi"] if php else None)
+    converted: ServerUnderTest = NginxTarget(
+        "converted", conversion.output.body, conversion.output.http, docroot,
+        binary=str(nginx.path))
     site = Site(docroot, conversion.plan.document_root, state=env.state)
-    return Setup(conversion.result, original, converted, [site], compare=nginx_differences)
+    probes = []
+    if php is not None:
+        original = WithPhpFpm(original, php.fpm)
+        converted = WithPhpFpm(converted, php.fpm)
+        probes = php_probes(site)
+    return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
+                 probes=probes)
 
 
 def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> Setup:
@@ -100,6 +232,9 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     from confmig.verify.session import Setup
 
     assert request.config is not None
+    if request.php_fpm:
+        raise ConvertError("--php-fpm verifies a DOCROOT (with --config, the configuration's "
+                           "own handlers decide; not verified with php-fpm yet)")
     port = free_port()
     conversion = convert_config(request.config, NginxOptions(listen=f"{LOOPBACK}:{port}"),
                                 request.defines, prelude=HARNESS_PRELUDE)

@@ -11,7 +11,7 @@ import contextlib
 import http.client
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from confmig.convert import ConvertError, Options, convert_config, convert_docroot
@@ -55,6 +55,7 @@ class VerifyRequest:
     defines: tuple[str, ...] = ()
     follow_symlinks: bool = False  # convert with --follow-symlinks
     server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
+    php_fpm: bool = False  # --to nginx: both servers hand .php to one real php-fpm
     # explain --requests FILE --against: the requests of a URL list or an access log (read as
     # explain reads them), and only those (generate=False: no probes of the site's own)
     log: Path | None = None
@@ -72,6 +73,9 @@ class Setup:
     #: How two answers are compared (a target whose server writes its own pages differently
     #: brings its own: confmig.verify.nginx).
     compare: Callable[[Observed, Observed], list[FieldDiff]] = differences
+    #: Requests of the target's own, sent before the generated probes (--php-fpm: scripts
+    #: with PATH_INFO, a query, credentials).
+    probes: list[Probe] = field(default_factory=list)
 
 
 def verify(request: VerifyRequest, on_progress: Progress | None = None) -> VerifyReport:
@@ -92,6 +96,7 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
                     if request.requests else [])
         if request.log is not None:
             requests += log_probes(request.log, setup.sites[0] if setup.sites else None)
+        requests = [*setup.probes, *requests]
     except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
         raise VerifyError(str(exc)) from exc
     # One budget for everything after the conversion: generating the probes (at most half

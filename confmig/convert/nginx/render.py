@@ -33,6 +33,7 @@ from confmig.convert.nginx.headers import (
 )
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
+from confmig.convert.nginx.php import PhpEmitter, is_php_handler
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
 from confmig.convert.nginx.rewrite import VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
@@ -46,6 +47,8 @@ class NginxOptions:
     mime_types: str = NGINX_MIME_TYPES
     #: Prefix of the numbered map variables (servers sharing one http { } need their own).
     map_prefix: str = "confmig_map"
+    #: --php-fpm ADDR: ``.php`` goes to php-fpm there (:mod:`confmig.convert.nginx.php`)
+    php_fpm: str | None = None
 
 
 @dataclass
@@ -108,6 +111,9 @@ class Renderer:
         self.http = HttpMaps(options.map_prefix)
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
         self.typed: list[Location] = []  # named locations of RewriteRule [T] types
+        self.php = PhpEmitter(options.php_fpm, self.http, [
+            (self.scope_ids[s.directory], s.settings) for s in plan.scopes]) \
+            if options.php_fpm else None
 
     # -- whole server ---------------------------------------------------------------------
 
@@ -119,6 +125,9 @@ class Renderer:
         for scope in sorted(self.plan.scopes, key=lambda s: s.url):
             locations.extend(self._scope_locations(scope))
         locations += self.typed
+        if self.php is not None:
+            locations += self.php.named_locations(
+                lambda match, comments, lines: Location(match, comments, lines))
         server_lines = self._server_lines()
         body = _render("body.conf.j2", server_lines=server_lines, locations=locations)
         http_lines = list(self.http.blocks)
@@ -156,6 +165,8 @@ class Renderer:
             '# Apache sends no Content-Type for a file of unknown type.',
             'default_type "";',
         ]
+        if self.php is not None:
+            lines += ["", *self.php.server_lines()]
         if self.uses_charset:
             lines += ["# AddDefaultCharset: Apache adds the charset to text/plain and "
                       "text/html only", "# (nginx always includes text/html).",
@@ -169,6 +180,17 @@ class Renderer:
         at the top of its main location (the place the construct would go)."""
         before = len(self.notes)
         out = self._build_scope_locations(scope)
+        if self.php is not None:
+            sid = self.scope_ids[scope.directory]
+            handled = self.php.envs[sid].handled
+            # [E=HTTP_X:%{HTTP:X}] of the rules: handed to PHP (REDIRECT_HTTP_X too)
+            self.notes[before:] = [n for n in self.notes[before:]
+                                   if not (n.source in handled and "[E=" in n.reason)]
+            for source, reason in self.php.notes(sid):
+                self._note(source, "RewriteRule", reason, scope.directory)
+            self.php.add_locations(sid, out, scope.settings.index,
+                                   lambda match, comments, lines: Location(match, comments,
+                                                                           lines))
         main = out[-1]
         seen: set[str] = set()
         notes = [n for n in self.plan.notes if n.scope == scope.directory]
@@ -470,6 +492,8 @@ class Renderer:
                 lines += [f"# {what} (nginx's types {{ }} replaces the inherited map: all of "
                           "it again)", *self.types.block(sorted(typed.items()))]
         for ext, handler in settings.handlers:
+            if self.php is not None and ext.lower() == "php" and is_php_handler(handler):
+                continue  # --php-fpm: .php goes to php-fpm
             self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
                                            "(the file is served as it is)", scope.directory,
                        changes=False)

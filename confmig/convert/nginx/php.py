@@ -1,0 +1,307 @@
+"""PHP through php-fpm (``convert --to nginx --php-fpm ADDR``): what a script sees under
+Apache's ``mod_proxy_fcgi`` (``SetHandler "proxy:fcgi://ADDR"`` for ``.php``), as nginx
+``fastcgi_pass`` locations.
+
+Checked on real Apache, nginx and php-fpm (``tests/nginx/test_php_verify.py`` prints what
+the application sees on both sides and compares):
+
+* ``SCRIPT_NAME``/``SCRIPT_FILENAME``/``PATH_INFO``: the script is the first ``.php`` path
+  component, the rest is PATH_INFO (decoded; unset when empty) — Apache's walk stops at the
+  file, nginx needs ``fastcgi_split_path_info`` (and the PATH_INFO kept in a variable before
+  ``try_files`` changes ``$uri``);
+* ``REQUEST_URI`` is the request's own, ``QUERY_STRING`` the current one (after a rewrite);
+* after an internal redirect (a rewrite to ``index.php``, not ``DirectoryIndex``, which Apache
+  does as a "fast" redirect), Apache adds ``REDIRECT_STATUS=200``, ``REDIRECT_URL`` (the
+  request's decoded path), ``REDIRECT_QUERY_STRING`` (when it had one) and ``REDIRECT_<VAR>``
+  for each variable the first pass set — so the request's own path and query are kept at the
+  server level, across nginx's internal redirects, and the first scope the request met is
+  remembered;
+* Apache never passes the ``Authorization`` header to a script (``CGIPassAuth Off``), nor
+  ``Proxy``/``Proxy-Authorization``: only what ``[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``
+  set, possibly empty.  nginx passes every header, so those are overridden here.
+
+What cannot be carried over is announced, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from confmig.convert.nginx.maps import HttpMaps
+from confmig.convert.nginx.rewrite import q
+from confmig.model.plan import RewritePlan, Settings, SitePlan, Source
+
+#: Which requests go to PHP: the first path component that ends in ``.php`` (then PATH_INFO).
+LOCATION = "~ [^/]\\.php(/|$)"
+SPLIT = "^(.+?\\.php)(/.*)$"
+#: A FastCGI parameter set like Debian's ``fastcgi_params`` (self-contained: the output does
+#: not depend on where nginx's prefix is), minus nginx's own ``DOCUMENT_URI`` and the
+#: unconditional ``REDIRECT_STATUS`` (Apache sends it only after an internal redirect).
+PARAMS = [
+    ("QUERY_STRING", "$query_string"), ("REQUEST_METHOD", "$request_method"),
+    ("CONTENT_TYPE", "$content_type"), ("CONTENT_LENGTH", "$content_length"),
+    ("SCRIPT_NAME", "$fastcgi_script_name"),
+    ("SCRIPT_FILENAME", "$document_root$fastcgi_script_name"),
+    ("PATH_INFO", "$confmig_php_path_info if_not_empty"),
+    ("REQUEST_URI", "$request_uri"), ("DOCUMENT_ROOT", "$document_root"),
+    ("SERVER_PROTOCOL", "$server_protocol"), ("REQUEST_SCHEME", "$scheme"),
+    ("HTTPS", "$https if_not_empty"), ("GATEWAY_INTERFACE", "CGI/1.1"),
+    ("SERVER_SOFTWARE", "nginx/$nginx_version"), ("REMOTE_ADDR", "$remote_addr"),
+    ("REMOTE_PORT", "$remote_port"), ("SERVER_ADDR", "$server_addr"),
+    ("SERVER_PORT", "$server_port"), ("SERVER_NAME", "$server_name"),
+    # Apache hands a script none of these headers (httpoxy, CGIPassAuth Off)
+    ("HTTP_PROXY", '"" if_not_empty'), ("HTTP_PROXY_AUTHORIZATION", '"" if_not_empty'),
+]
+#: Handlers Apache runs PHP with (mod_php's, Debian's php-fpm configuration's).
+PHP_HANDLERS = ("application/x-httpd-php", "php-script", "php8-script", "php7-script",
+                "proxy:fcgi://", "proxy:unix:")
+_REQUEST_FILENAME = re.compile(r"\$(?:\{request_filename\}|request_filename(?![A-Za-z0-9_]))")
+
+
+def _filename(match: re.Match[str]) -> str:
+    """``$confmig_php_filename`` (braced only where a name character follows: an ``if``
+    takes no braces)."""
+    rest = match.string[match.end():match.end() + 1]
+    return "${confmig_php_filename}" if rest and (rest.isalnum() or rest == "_") \
+        else "$confmig_php_filename"
+_COPY = re.compile(r"^(HTTP_[A-Z0-9_]+):%\{HTTP:([A-Za-z0-9-]+)\}$")
+
+
+def is_php_handler(handler: str) -> bool:
+    """A handler that makes Apache run the file with PHP."""
+    return handler.lower().startswith(PHP_HANDLERS)
+
+
+@dataclass(frozen=True)
+class EnvCopy:
+    """``[E=HTTP_X:%{HTTP:X}]``: a request header copied into the script's environment,
+    ``always`` (also when empty: the variable is set to "") or only when ``present``."""
+
+    name: str
+    header: str
+    always: bool
+
+    @property
+    def variable(self) -> str:
+        return "$http_" + self.header.lower().replace("-", "_")
+
+
+@dataclass
+class ScopeEnv:
+    """What the rules of one scope hand to a script through the environment."""
+
+    copies: list[EnvCopy] = field(default_factory=list)
+    #: rules whose every [E=…] is such a copy: nothing of them is lost
+    handled: set[Source] = field(default_factory=set)
+    #: (source, reason) of what is not reproduced
+    notes: list[tuple[Source | None, str]] = field(default_factory=list)
+
+    @property
+    def authorization(self) -> EnvCopy | None:
+        return next((c for c in self.copies if c.name == "HTTP_AUTHORIZATION"), None)
+
+
+def scope_env(settings: Settings) -> ScopeEnv:
+    """The header copies of the rules in force (before any rule that ends the pass)."""
+    out = ScopeEnv()
+    rewrite: RewritePlan | None = settings.rewrite
+    if rewrite is None:
+        return out
+    for rule in rewrite.rules:
+        source = Source(rule.directive.file, rule.directive.line) if rule.directive else None
+        copied = 0
+        for entry in rule.env:
+            copy = _COPY.match(entry.replace(" ", ""))
+            if copy is None or not rule.nosub or rule.chain or rule.skip:
+                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP"))
+                continue
+            header = copy.group(2)
+            if copy.group(1) != "HTTP_" + header.upper().replace("-", "_"):
+                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP"))
+                continue
+            copied += 1
+            if not rule.conditions:
+                out.copies.append(EnvCopy(copy.group(1), header, True))
+            elif (len(rule.conditions) == 1 and not rule.conditions[0].negate
+                  and rule.conditions[0].kind == "regex"
+                  and rule.conditions[0].test.replace(" ", "").lower()
+                  == f"%{{http:{header.lower()}}}"
+                  and rule.conditions[0].pattern in (".", ".+", "^.+$", "^(.+)$", "(.+)")):
+                out.copies.append(EnvCopy(copy.group(1), header, False))
+                if not rule.conditions[0].novary:
+                    out.notes.append((source, f"Apache adds 'Vary: {header}' to the answer "
+                                              "when the header is sent: not reproduced"))
+            else:
+                copied -= 1
+                out.notes.append((source, f"[E={entry}] under conditions: the variable is "
+                                          "not handed to PHP"))
+        if rule.env and copied == len(rule.env) and source is not None:
+            out.handled.add(source)
+        if rule.last or rule.end or rule.status_flag or rule.redirect:
+            break
+    always = [c for c in out.copies if c.always and c.name != "HTTP_AUTHORIZATION"]
+    for each in always:
+        out.notes.append((None, f"[E={each.name}:%{{HTTP:{each.header}}}] for every request: "
+                                "an empty variable where the header is missing (nginx: none)"))
+    return out
+
+
+class PhpEmitter:
+    """The PHP locations of one server (one per scope and per ``<Files>`` location that
+    may meet a ``.php`` request), the server-level lines and the ``map`` blocks."""
+
+    def __init__(self, address: str, http: HttpMaps, scopes: Iterable[tuple[str, Settings]]
+                 ) -> None:
+        self.address = address
+        self.http = http
+        #: scope id → its header copies (the first pass's decide the REDIRECT_ variables)
+        self.envs = {sid: scope_env(settings) for sid, settings in scopes}
+        self.named: dict[str, list[str]] = {}
+
+    def notes(self, sid: str) -> list[tuple[Source | None, str]]:
+        return self.envs[sid].notes
+
+    def server_lines(self) -> list[str]:
+        return [
+            "# PHP (--php-fpm): the request's own path and query, kept across nginx's",
+            "# internal redirects (Apache's REDIRECT_URL and REDIRECT_QUERY_STRING)",
+            "uninitialized_variable_warn off;",
+            'if ($confmig_php_url = "") { set $confmig_php_url $uri; '
+            "set $confmig_php_query $args; }",
+        ]
+
+    def first_pass(self, sid: str) -> str:
+        """The line every location of scope *sid* starts with: the first scope a request
+        meets is the one whose variables Apache renames to REDIRECT_… ."""
+        # appended, never tested with `if`: an `if` that matches takes try_files out
+        return f'set $confmig_php_pass1 "${{confmig_php_pass1}}s{sid}";'
+
+    def location_lines(self, sid: str, lines: list[str], index: Iterable[str]) -> list[str]:
+        """The lines of a PHP location: the scope's own *lines* (``try_files`` and the
+        rules' ``$request_filename`` on the script's file, as Apache's ``-f`` sees it), then
+        the FastCGI hand-over."""
+        out = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
+        for line in lines:
+            # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
+            # the file), nginx's $request_filename the whole path
+            line = _REQUEST_FILENAME.sub(_filename, line)
+            if line.startswith("try_files "):
+                fallback = line.removesuffix(";").split()[-1]
+                line = f"try_files $fastcgi_script_name {fallback};"
+            elif line.startswith(("index ", "autoindex ")):
+                continue
+            out.append(line)
+        return out + self.fastcgi_lines(sid, index)
+
+    def fastcgi_lines(self, sid: str, index: Iterable[str]) -> list[str]:
+        env = self.envs[sid]
+        names = [re.escape(n) for n in index if n.lower().endswith(".php") and "/" not in n]
+        same = "^(.*)\\|\\1$" + (f"|^(.*/)\\|\\2(?:{'|'.join(names)})$" if names else "")
+        auth = env.authorization
+        params = [*PARAMS]
+        if auth is None:
+            params.append(("HTTP_AUTHORIZATION", '"" if_not_empty'))
+        else:
+            params.append(("HTTP_AUTHORIZATION", "$http_authorization"
+                           + ("" if auth.always else " if_not_empty")))
+        # maps, not `if … { set }`: an `if` that matches takes try_files out of the location
+        redirected = self.http.map('"$confmig_php_url|$uri"', [(f"~{same}", '""')], "200")
+        status = "$confmig_php_status"  # set before try_files changes $uri
+        params += [("REDIRECT_STATUS", f"{status} if_not_empty"),
+                   ("REDIRECT_URL", self.http.map(status, [("200", "$confmig_php_url")], '""')
+                    + " if_not_empty"),
+                   ("REDIRECT_QUERY_STRING", self.http.map(
+                       status, [("200", "$confmig_php_query")], '""') + " if_not_empty")]
+        for name, var in self._redirect_copies(status):
+            params.append((f"REDIRECT_{name}", f"{var} if_not_empty"))
+        lines = [
+            "# PHP through php-fpm: what Apache's mod_proxy_fcgi hands to the script",
+            f"fastcgi_split_path_info {q(SPLIT)};",
+            "set $confmig_php_path_info $fastcgi_path_info;",
+            "# after an internal redirect (not DirectoryIndex's): REDIRECT_STATUS, _URL…",
+            f"set $confmig_php_status {redirected};",
+        ]
+        fastcgi = [f"fastcgi_pass {self.address};",
+                   *(f"fastcgi_param {name} {value};" for name, value in params)]
+        empty = self._empty_authorization(status)
+        if empty is not None:
+            # a parameter cannot be sent empty on a condition: a named location sends it
+            self.named[sid] = [f"fastcgi_split_path_info {q(SPLIT)};", *fastcgi,
+                               'fastcgi_param REDIRECT_HTTP_AUTHORIZATION "";']
+            lines += ["# [E=HTTP_AUTHORIZATION:…] set it empty in the first pass: Apache "
+                      "hands REDIRECT_HTTP_AUTHORIZATION over empty",
+                      f"error_page 599 = @confmig_php_s{sid};",
+                      f"if ({empty} = 1) {{ return 599; }}"]
+        return lines + fastcgi
+
+    def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
+        """The named locations :meth:`fastcgi_lines` jumps to (server level)."""
+        return [make(f"@confmig_php_s{sid}", ["PHP: REDIRECT_HTTP_AUTHORIZATION set empty"],
+                     lines) for sid, lines in sorted(self.named.items())]
+
+    def _redirect_copies(self, status: str) -> list[tuple[str, str]]:
+        """REDIRECT_<VAR> for every variable a first pass may set: a map of the redirect
+        status and the first scope to the header's value."""
+        names = sorted({c.name for env in self.envs.values() for c in env.copies})
+        out = []
+        for name in names:
+            rows = [(f"~^200:s{sid}(?:s|$)", copy.variable) for sid, env in self.envs.items()
+                    for copy in env.copies if copy.name == name]
+            out.append((name, self.http.map(f'"{status}:$confmig_php_pass1"', rows, '""')))
+        return out
+
+    def _empty_authorization(self, status: str) -> str | None:
+        """REDIRECT_HTTP_AUTHORIZATION="" (an ``always`` copy, no header): 1 or ""."""
+        rows = [(f"~^200:s{sid}(?:s[^:]*)?:$", "1") for sid, env in self.envs.items()
+                if env.authorization is not None and env.authorization.always]
+        if not rows:
+            return None
+        return self.http.map(f'"{status}:$confmig_php_pass1:$http_authorization"', rows, '""')
+
+    def add_locations(self, sid: str, locations: list[Any], index: Iterable[str],
+                      make: Callable[[str, list[str], list[str]], Any]) -> None:
+        """Make a scope's *locations* (``match``, ``lines``, ``nested``; built by *make*)
+        hand ``.php`` to php-fpm: a nested PHP location in the scope's own location and in
+        each ``<Files>`` location (with their lines), the FastCGI lines in an exact
+        location of a ``.php`` file; every location first records the scope as the
+        request's first pass."""
+        for location in locations:
+            self._add(sid, location, list(index), make, nested=False)
+
+    def _add(self, sid: str, location: Any, index: list[str],
+             make: Callable[[str, list[str], list[str]], Any], nested: bool) -> None:
+        match: str = location.match
+        if match.startswith("= "):
+            if match.strip('= "').lower().endswith(".php"):
+                location.lines[:] = self.location_lines(sid, location.lines, index)
+            location.lines.insert(0, self.first_pass(sid))
+            return
+        for child in location.nested:
+            self._add(sid, child, index, make, nested=True)
+        if not nested or match.startswith("~"):
+            lines = [line for line in location.lines
+                     if not line.startswith(("# untranslatable:", "# note:"))]
+            location.nested.append(make(LOCATION, ["PHP scripts (--php-fpm)"],
+                                        [self.first_pass(sid),
+                                         *self.location_lines(sid, lines, index)]))
+        location.lines.insert(0, self.first_pass(sid))
+
+
+def uses_php(plan: SitePlan) -> bool:
+    """Whether the site runs PHP: a rule, FallbackResource or handler names a ``.php``
+    script, or the document root has an ``index.php``."""
+    if os.path.isfile(os.path.join(plan.document_root, "index.php")):
+        return True
+    for scope in plan.scopes:
+        for settings in (scope.settings, *(f.settings for f in scope.files)):
+            rules = settings.rewrite.rules if settings.rewrite is not None else ()
+            if any(".php" in rule.substitution for rule in rules) \
+                    or (settings.fallback or "").endswith(".php") \
+                    or any(is_php_handler(h) for _, h in settings.handlers) \
+                    or is_php_handler(settings.handler or ""):
+                return True
+    return False
