@@ -84,7 +84,7 @@ def test_convert_takes_the_docroot_from_the_config(two_sites: tuple[Path, Path, 
 @pytest.mark.apache
 def test_verify_with_the_config_alone(two_sites: tuple[Path, Path, Path],
                                       apache_binary: object) -> None:
-    config, shop, blog = two_sites
+    config, _shop, blog = two_sites
     code, out, _err = run("verify", "--to", "flask", "--config", str(one_site(config, blog)),
                           "--format", "json")
     report = json.loads(out)
@@ -103,7 +103,7 @@ def test_verify_with_the_config_alone(two_sites: tuple[Path, Path, Path],
 def test_verify_with_the_config_sees_a_difference(two_sites: tuple[Path, Path, Path],
                                                   apache_binary: object,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    config, shop, blog = two_sites
+    config, _shop, blog = two_sites
     real = flask_verify.convert_config
 
     def lose_the_header(*args: object, **kwargs: object) -> object:

@@ -238,9 +238,15 @@ class Renderer:
             if value != default:
                 items.append(Item(Lit(str(value)), name))
         if s.multiviews:
-            comments.append(self.note(s.index_source, "Options MultiViews",
-                                      "content negotiation is not reproduced",
-                                      scope.directory))
+            items.append(Item(Lit("True"), "multiviews"))
+            if not in_files:
+                source = scope.sources[-1] if scope.sources else None
+                comments.append(self.note(source, "Options MultiViews", "a name with exactly "
+                                          "one variant whose type Accept takes is negotiated "
+                                          "as Apache does; several variants, one of unknown "
+                                          "type, or none acceptable answer 403 (Apache "
+                                          "chooses by quality, language and size, or 406)",
+                                          scope.directory))
         if s.fallback and s.fallback.lower() != "disabled":
             items.append(Item(Lit(pystr(s.fallback)), "fallback"))
         headers = [self.header(h, scope) for h in s.headers]
