@@ -93,8 +93,10 @@ def listing_blocks_on(ev: Evaluation, rnd: Round, method: str) -> str | None:
     FIFO blocks until something writes into it: the listing never answers (checked on Apache:
     tests/test_access_files_apache.py).  Whether the walk opens the file at all (AllowOverride
     there) is the sub-request's; only a subdirectory with a FIFO for an access file is asked,
-    so a listing costs one ``stat`` per subdirectory and access file name.  ``IndexIgnore`` is
-    not modelled: an ignored entry is taken as looked up too (the answer is never wider).
+    so a listing costs one ``stat`` per subdirectory and access file name.
+    ``make_autoindex_entry`` skips an entry that ``IndexIgnore`` or a ``?P=`` pattern leaves out
+    before its sub-request; neither is modelled here, so such an entry is taken as looked up
+    too (the answer is never wider than Apache's).
     """
     directory = rnd.filename or ""
     base = rnd.uri if rnd.uri.endswith("/") else rnd.uri + "/"
