@@ -30,6 +30,9 @@ FRAMEWORKS = {
     "wordpress": "wordpress/generated/.htaccess",
     "laravel": "laravel/public/.htaccess",
     "drupal": "drupal/assets/scaffold/files/htaccess",
+    # a rewrite of "/" to index.php: an internal redirect for Apache (REDIRECT_URL=/), not
+    # DirectoryIndex's
+    "cakephp": "cakephp/webroot/.htaccess",
 }
 #: Scripts besides the corpus site's own (index.php): one more at the top, two below.
 SCRIPTS = {"info.php": "<?php phpinfo();\n", "sub/x.php": "<?php echo 'x';\n",
@@ -68,7 +71,7 @@ def test_framework_passes_with_php_fpm(name: str, apache_binary: object, nginx_b
     assert report.exit_code == 0, report.summary()
     php_probes = [d for d in report.differing if d.probe.why.startswith("PHP")]
     assert report.sent >= 20, report.summary()
-    if name == "wordpress":  # nothing differs, not even announced
+    if name in ("wordpress", "cakephp"):  # nothing differs, not even announced
         assert not report.differing, report.summary()
     if name == "laravel":  # only the Vary: Authorization announced for the header copy
         assert all({f.field for f in d.diffs} == {"vary"} for d in php_probes), \
@@ -123,6 +126,23 @@ def test_a_wrong_fastcgi_param_fails(param: str, wrong: str, monkeypatch: pytest
     bodies = [d for d in report.differing if not d.announced
               and any(f.field == "body" for f in d.diffs)]
     assert bodies, report.summary()
+
+
+def test_every_corpus_htaccess_with_php_fpm(apache_binary: object, nginx_binary: object,
+                                            php_fpm_binary: Path) -> None:
+    """The site of tests/nginx/test_verify_nginx.py (a directory per corpus file), every
+    script handed to php-fpm on both sides."""
+    from tests.verify.sites import corpus_site
+
+    root, used = corpus_site()
+    try:
+        report = verify(VerifyRequest(target="nginx", docroot=root, php_fpm=True,
+                                      max_requests=4000, timeout=600))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert len(used) >= 30
+    assert report.exit_code == 0, report.summary()
+    assert report.sent >= 2000, report.summary()
 
 
 def test_cli(apache_binary: object, nginx_binary: object, php_fpm_binary: Path) -> None:

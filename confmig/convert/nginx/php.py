@@ -172,6 +172,9 @@ class PhpEmitter:
             "uninitialized_variable_warn off;",
             'if ($confmig_php_url = "") { set $confmig_php_url $uri; '
             "set $confmig_php_query $args; }",
+            "# the URL at the last internal redirect (index, try_files): a rewrite … last",
+            "# since then is an internal redirect for Apache, index's is not",
+            "set $confmig_php_internal $uri;",
         ]
 
     def first_pass(self, sid: str) -> str:
@@ -183,8 +186,10 @@ class PhpEmitter:
     def location_lines(self, sid: str, lines: list[str], index: Iterable[str]) -> list[str]:
         """The lines of a PHP location: the scope's own *lines* (``try_files`` and the
         rules' ``$request_filename`` on the script's file, as Apache's ``-f`` sees it), then
-        the FastCGI hand-over."""
-        out = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
+        the FastCGI hand-over.  What the rules need is set before them: a rule's ``break``
+        ends nginx's rewrite phase."""
+        head, tail = self.fastcgi_lines(sid, index)
+        out = [*head, 'set $confmig_php_filename "$document_root$fastcgi_script_name";']
         for line in lines:
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
@@ -195,12 +200,22 @@ class PhpEmitter:
             elif line.startswith(("index ", "autoindex ")):
                 continue
             out.append(line)
-        return out + self.fastcgi_lines(sid, index)
+        if not any(line.startswith("try_files ") for line in out):
+            # Apache hands over only what its walk stops at (the script, or the first
+            # missing component when it matches): in a missing directory, its own 404
+            parent = self.http.map("$confmig_php_filename",
+                                   [("~^(?<confmig_php_d>.*)/", "$confmig_php_d")], '""')
+            out += ["# a script in a directory that does not exist: Apache's own 404",
+                    f"if (!-d {parent}) {{ return 404; }}"]
+        return out + tail
 
-    def fastcgi_lines(self, sid: str, index: Iterable[str]) -> list[str]:
+    def fastcgi_lines(self, sid: str, index: Iterable[str]) -> tuple[list[str], list[str]]:
+        """The lines that go before a location's own (the request's variables, taken before
+        its rules may ``break``) and after them (the hand-over)."""
         env = self.envs[sid]
         names = [re.escape(n) for n in index if n.lower().endswith(".php") and "/" not in n]
-        same = "^(.*)\\|\\1$" + (f"|^(.*/)\\|\\2(?:{'|'.join(names)})$" if names else "")
+        same = "^(.*)\\|\\1\\|\\1$" + (
+            f"|^(.*/)\\|(\\2(?:{'|'.join(names)}))\\|\\3$" if names else "")
         auth = env.authorization
         params = [*PARAMS]
         if auth is None:
@@ -209,7 +224,8 @@ class PhpEmitter:
             params.append(("HTTP_AUTHORIZATION", "$http_authorization"
                            + ("" if auth.always else " if_not_empty")))
         # maps, not `if … { set }`: an `if` that matches takes try_files out of the location
-        redirected = self.http.map('"$confmig_php_url|$uri"', [(f"~{same}", '""')], "200")
+        redirected = self.http.map('"$confmig_php_url|$confmig_php_internal|$uri"',
+                                   [(f"~{same}", '""')], "200")
         status = "$confmig_php_status"  # set before try_files changes $uri
         params += [("REDIRECT_STATUS", f"{status} if_not_empty"),
                    ("REDIRECT_URL", self.http.map(status, [("200", "$confmig_php_url")], '""')
@@ -218,13 +234,14 @@ class PhpEmitter:
                        status, [("200", "$confmig_php_query")], '""') + " if_not_empty")]
         for name, var in self._redirect_copies(status):
             params.append((f"REDIRECT_{name}", f"{var} if_not_empty"))
-        lines = [
+        head = [
             "# PHP through php-fpm: what Apache's mod_proxy_fcgi hands to the script",
             f"fastcgi_split_path_info {q(SPLIT)};",
             "set $confmig_php_path_info $fastcgi_path_info;",
             "# after an internal redirect (not DirectoryIndex's): REDIRECT_STATUS, _URL…",
             f"set $confmig_php_status {redirected};",
         ]
+        lines: list[str] = []
         fastcgi = [f"fastcgi_pass {self.address};",
                    *(f"fastcgi_param {name} {value};" for name, value in params)]
         empty = self._empty_authorization(status)
@@ -236,7 +253,7 @@ class PhpEmitter:
                       "hands REDIRECT_HTTP_AUTHORIZATION over empty",
                       f"error_page 599 = @confmig_php_s{sid};",
                       f"if ({empty} = 1) {{ return 599; }}"]
-        return lines + fastcgi
+        return head, lines + fastcgi
 
     def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
         """The named locations :meth:`fastcgi_lines` jumps to (server level)."""
