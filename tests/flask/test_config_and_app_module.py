@@ -81,6 +81,30 @@ def test_convert_takes_the_docroot_from_the_config(two_sites: tuple[Path, Path, 
     assert f'DOCUMENT_ROOT = "{blog}"' in out and 'SERVER_NAME = "blog.test"' in out
 
 
+def test_server_level_listing_directives_are_announced(
+        two_sites: tuple[Path, Path, Path]) -> None:
+    """IndexOptions at server level (Debian's autoindex.conf) changes every listing: the plan
+    does not carry it, the module (plain listings only) answers them 403 and says so; one in
+    another tree's <Directory>, or in a false <IfModule>, does not count."""
+    config, shop, blog = two_sites
+    single = one_site(config, blog)
+    text = single.read_text().replace(
+        "ServerName flask.test\n",
+        "ServerName flask.test\nIndexOptions FancyIndexing\n"
+        "<Directory /srv/elsewhere>\n    IndexIgnore *.bak\n</Directory>\n"
+        "<IfModule mod_nonexistent.c>\n    ReadmeName README.html\n</IfModule>\n"
+    ).replace(f"    <Directory {shop}>\n", f"    <Directory {shop}>\n        Options Indexes\n")
+    single.write_text(text)
+    code, out, err = run("convert", "--to", "flask", "--config", str(single))
+    assert code == 1
+    assert f"{single}:4" in err and "IndexOptions" in err
+    assert "IndexIgnore" not in err and "ReadmeName" not in err
+    assert "IndexOptions: mod_autoindex's listing is reproduced without it" in out
+    single.write_text(text.replace("IndexOptions FancyIndexing\n", ""))
+    code, out, err = run("convert", "--to", "flask", "--config", str(single))
+    assert code == 0 and "IndexOptions" not in err and "indexes=True" in out
+
+
 @pytest.mark.apache
 def test_verify_with_the_config_alone(two_sites: tuple[Path, Path, Path],
                                       apache_binary: object) -> None:

@@ -4,6 +4,8 @@
 * :mod:`~confmig.convert.flask.regex` — which patterns Python's ``re`` can match with Apache's
   meaning, and which need ``pcre2``;
 * :mod:`~confmig.convert.flask.literals` — the tables as ``ruff format`` writes them;
+* :mod:`~confmig.convert.flask.listing` — mod_autoindex's directives a server configuration
+  sets (the module writes the plain listing only);
 * :mod:`~confmig.convert.flask.render` — the plan as tables plus the engine in the templates
   next to this module.
 """
@@ -16,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from confmig.convert.flask.listing import server_listing_notes
 from confmig.convert.flask.render import DEFAULT_APP_MODULE, FlaskOutput, render_plan
 from confmig.convert.result import ConversionResult, ConvertError, Note
 from confmig.model.plan import PlanError, SitePlan, plan_config, plan_docroot
@@ -36,7 +39,7 @@ def convert_docroot(docroot: str | os.PathLike[str], config: str | os.PathLike[s
         plan = plan_docroot(docroot, config, defines)
     except PlanError as exc:
         raise ConvertError(str(exc)) from exc
-    return _conversion(plan, str(docroot), app_module)
+    return _conversion(plan, str(docroot), app_module, config, defines)
 
 
 def convert_config(config: str | os.PathLike[str], defines: Iterable[str] = (),
@@ -57,7 +60,7 @@ def convert_config(config: str | os.PathLike[str], defines: Iterable[str] = (),
         roots = ", ".join(f"{p.server_name or p.label} ({p.document_root})" for p in plans)
         raise ConvertError(f"{config}: {len(plans)} virtual hosts ({roots}); a Flask module "
                            "serves one document root: give its DOCROOT with --config")
-    return _conversion(plans[0], str(config), app_module)
+    return _conversion(plans[0], str(config), app_module, config, defines)
 
 
 def convert_site(docroot: str | os.PathLike[str], config: str | os.PathLike[str],
@@ -68,7 +71,7 @@ def convert_site(docroot: str | os.PathLike[str], config: str | os.PathLike[str]
     plans = [p for p in _config_plans(config, defines, "")
              if _root(p.document_root) == _root(docroot)]
     if len(plans) == 1:
-        return _conversion(plans[0], str(docroot), app_module)
+        return _conversion(plans[0], str(docroot), app_module, config, defines)
     return convert_docroot(docroot, config, defines, app_module)
 
 
@@ -97,7 +100,11 @@ def check_app_module(name: str, output: str | os.PathLike[str] | None = None) ->
     return name
 
 
-def _conversion(plan: SitePlan, source: str, app_module: str) -> FlaskConversion:
+def _conversion(plan: SitePlan, source: str, app_module: str,
+                config: str | os.PathLike[str] | None = None,
+                defines: Iterable[str] = ()) -> FlaskConversion:
+    if config is not None:  # what the plan does not carry of the server configuration
+        plan.notes.extend(server_listing_notes(config, defines, plan.document_root))
     output = render_plan(plan, app_module)
     result = ConversionResult("flask", source, output.text, docroots=[plan.document_root])
     seen: set[tuple[str, int, str, str]] = set()

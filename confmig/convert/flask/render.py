@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jinja2
 
+from confmig.convert.flask.listing import LISTING_DIRECTIVES
 from confmig.convert.flask.literals import Call, Code, Item, Lit, comment, pystr, raw_or_plain, tup
 from confmig.convert.flask.regex import python_form
 from confmig.convert.result import Note, NoteKind
@@ -53,11 +54,6 @@ COND_KINDS = frozenset({"regex", "-f", "-d", "-s", "-l", "=", "<", "<=", ">", ">
 HEADER_ACTIONS = frozenset({"set", "append", "add", "merge", "unset", "setifempty"})
 #: Names the script hook is asked about (what a handler would run under Apache).
 SCRIPT_PATTERN = r"\.(?:php[0-9]?|phtml|wsgi|cgi|pl|py)$"
-#: mod_autoindex's directives that change its plain listing (which names, their order, what
-#: comes around them): where one is in force the module answers a listing 403.
-LISTING_DIRECTIVES = frozenset({"indexignore", "indexignorereset", "indexoptions",
-                                "indexorderdefault", "indexstylesheet", "indexheadinsert",
-                                "headername", "readmename"})
 #: The name the module is imported by when neither --app-module nor -o names it.
 DEFAULT_APP_MODULE = "site_rules"
 
