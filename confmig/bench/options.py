@@ -171,12 +171,25 @@ class BenchOptions:
         if self.wsgi_workers is not None:
             _bounded("--wsgi-workers", self.wsgi_workers, 1, MAX_WSGI_WORKERS)
         _bounded("--wsgi-threads", self.wsgi_threads, 1, MAX_WSGI_THREADS)
-        if self.nginx_config is not None and not self.nginx_config.is_file():
-            raise BenchUsageError(f"--nginx-config {self.nginx_config}: not a file")
+        if self.nginx_config is not None:
+            self._check_nginx_config(self.nginx_config)
         if not 0 <= self.warmup_s <= 10:
             raise BenchUsageError("warm-up must be between 0 and 10 s")
         self._check_outputs()
         return self
+
+    @staticmethod
+    def _check_nginx_config(path: Path) -> None:
+        """A hand-written configuration that cannot be read is bad input: said now, with
+        its ``file:line``, not after the trees are built."""
+        from confmig.bench.nginx_text import NginxTextError, split_handwritten
+
+        if not path.is_file():
+            raise BenchUsageError(f"--nginx-config {path}: not a file")
+        try:
+            split_handwritten(path)
+        except NginxTextError as exc:
+            raise BenchUsageError(f"--nginx-config: {exc}") from exc
 
     def _check_outputs(self) -> None:
         """``--json`` / ``--html`` are written after the whole run: check now that they can

@@ -170,9 +170,9 @@ def summarize_runs(runs: list[RunRecord], baseline: str) -> list[Summary]:
         if target != baseline and reps:
             ratio = ratio_spread([by_rep[i] for i in reps], [base[i] for i in reps])
         latency = {}
-        for key in LATENCY_KEYS:
+        for key in LATENCY_KEYS:  # (a large-file run may have completed no request)
             values = [r.result.latency_ms[key] for r in valid
-                      if r.result and key in r.result.latency_ms]
+                      if r.result and r.result.requests and key in r.result.latency_ms]
             if values:
                 latency[key] = spread(values)
         sizes = [r.result.bytes / r.result.requests for r in valid

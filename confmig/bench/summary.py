@@ -161,13 +161,14 @@ def large_table(report: BenchReport) -> Table | None:
                   "and requests without an answer, summed over the runs", title_justify="left",
                   title_style="bold", header_style="bold")
     for name in ("condition", "target", "MB/s", "req/s", "failed", "non-2xx/3xx",
-                 "timed out"):
+                 "timed out", "runs without a byte"):
         table.add_column(name, justify="left" if name in ("condition", "target") else "right")
     for s in rows:
         table.add_row(s.condition.label, s.label,
                       s.mb_per_s.format("{:,.0f}") if s.mb_per_s else "—",
                       f"{s.rps.median:,.1f}" if s.rps else "—", str(failed_requests(s)),
-                      str(s.error_kinds.get("status", 0)), str(s.error_kinds.get("timeout", 0)))
+                      str(s.error_kinds.get("status", 0)), str(s.error_kinds.get("timeout", 0)),
+                      f"{s.failed_runs} of {s.runs + s.failed_runs}")
     return table
 
 

@@ -102,8 +102,8 @@ def test_throughput_and_failures_are_summarized_and_rendered() -> None:
     text = out.getvalue()
     assert "20, 50, 100, 150 MB" in text
     row = next(line for line in text.splitlines() if "flask-gunicorn" in line)
-    assert [cell.strip() for cell in row.split("│")[3:8]] == ["400 (300–500)", "10.0", "5",
-                                                              "2", "7"]
+    assert [cell.strip() for cell in row.split("│")[3:9]] == ["400 (300–500)", "10.0", "5",
+                                                              "2", "7", "0 of 2"]
     html = render_html(report)
     assert "Large files: throughput and failed requests" in html and "400 (300–500)" in html
     data = report.to_json()
@@ -132,3 +132,47 @@ def test_quick_large_bench_measures_megabytes_per_second(wrk: None, apache: None
         # response cut off at the end of the run adds its bytes)
         assert s.bytes_per_request >= 20 * MB
     assert json.loads(json.dumps(report.to_json()))["options"]["large_sizes_mb"] == [20]
+
+
+class _Bytes:
+    """A load client that reports what it is told (the runner's judgement is under test)."""
+
+    name = "fake"
+
+    def __init__(self, requests: int, nbytes: int) -> None:
+        self.requests, self.nbytes = requests, nbytes
+
+    def run(self, spec: object, workdir: Path, tick: object = None) -> LoadResult:
+        return LoadResult(requests=self.requests, duration_s=5.0,
+                          latency_ms={"mean": 0.0, "p50": 0.0}, bytes=self.nbytes)
+
+
+@pytest.mark.parametrize(("size", "requests", "nbytes", "error"), [
+    ("large", 0, 300 * MB, None),  # a 150 MB file at c=200 may outlast the run: bytes count
+    ("large", 0, 0, "no byte arrived during the run"),  # a stalled server
+    ("small", 0, 4096, "no request completed during the run"),
+    ("large", 3, 60 * MB, None),
+])
+def test_a_large_run_counts_its_bytes_a_stalled_one_fails(
+        tmp_path: Path, size: str, requests: int, nbytes: int, error: str | None) -> None:
+    import contextlib
+
+    from confmig.bench.pinning import plan_cpus
+    from confmig.bench.runner import _Runner
+    from confmig.bench.ui import SilentUI
+
+    options = BenchOptions(size=size, mpms=("event",))
+    with contextlib.ExitStack() as stack:
+        runner = _Runner(options, SilentUI(), _Bytes(requests, nbytes),  # type: ignore[arg-type]
+                         plan_cpus(), tmp_path, stack)
+        cond = Condition(10, "event", True, 200, "deepest", size)
+        record = runner.measure("nginx", "nginx", "http://127.0.0.1:1", ["/0.foo"], cond, 0)
+    assert record.error == error
+    summary, = summarize_runs([record], "apache-htaccess")
+    if error is None:
+        assert summary.mb_per_s is not None
+        assert summary.mb_per_s.median == pytest.approx(nbytes / 5.0 / 1e6)
+        # no latency from a run in which no request completed
+        assert ("mean" in summary.latency_ms) == (requests > 0)
+    else:
+        assert summary.failed_runs == 1 and summary.mb_per_s is None

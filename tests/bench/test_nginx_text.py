@@ -80,3 +80,17 @@ def test_h5bp_nginx_conf_is_accepted_by_nginx(tmp_path: Path) -> None:
     assert "X-Content-Type-Options" in split.server_body
     ok, message = nginx_config_test(split.server_body, http_config=split.http_config)
     assert ok, message
+
+
+def test_a_bad_configuration_is_refused_before_the_run(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from confmig.cli import app
+
+    bad = write(tmp_path, {"site.conf": "map $a $b {\n  default 1;\n}\n"
+                                        "server { return 200 \"x; }\n"})
+    result = CliRunner().invoke(app, ["bench", "--targets", "nginx-handwritten",
+                                      "--nginx-config", str(bad)])
+    assert result.exit_code == 2, result.output
+    assert f"--nginx-config: {bad}:4: unterminated string" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
