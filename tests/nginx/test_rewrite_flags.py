@@ -5,6 +5,7 @@ denied (403) and announced."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -14,7 +15,9 @@ import pytest
 from confmig.convert.nginx import convert_docroot
 from confmig.servers import make_docroot
 from confmig.verify import VerifyRequest, verify
-from tests.nginx.servers import both
+from confmig.verify.nginx import prepare
+from tests.nginx.servers import Pair, both
+from tests.verify.sites import MODULES
 
 pytestmark = [pytest.mark.apache]
 
@@ -215,3 +218,67 @@ def test_internal_redirect_loops_end_in_500_on_both(site: Site, apache_binary: o
     _same(root, [("/a", {}, 500), ("/ping", {}, 500), ("/aaaaaaa.html", {}, 200)])
     with both(root) as pair:
         assert pair.ask("/aaaaaaa.html")[1].body == b"nine\n"
+
+
+MAP_LINES = ("# pages: key value (the first line of a key wins)\n"
+             "home home.html\nabout about.html\nabout dup.html\na.b dot.html\n")
+MAP_RULES = ("RewriteEngine On\n"
+             "RewriteRule ^p/(.+)$ /${pages:$1|missing.html} [L]\n"
+             "RewriteRule ^r/(.+)$ /${pages:$1}?from=$1 [R=302,L]\n"
+             "RewriteCond %{QUERY_STRING} ^k=(\\w+)$\n"
+             "RewriteRule ^q$ /${pages:%1|missing.html}? [L]\n"
+             "RewriteRule ^u/(.+)$ /${undefined:$1|home.html} [L]\n")
+
+
+@contextlib.contextmanager
+def _config_pair(config: Path) -> Iterator[Pair]:
+    setup = prepare(VerifyRequest(target="nginx", config=config))
+    with contextlib.ExitStack() as stack:
+        for target in (setup.original, setup.converted):
+            stack.callback(target.stop)
+            target.start()
+        yield Pair(setup)
+
+
+def test_rewrite_maps(apache_binary: object, nginx_binary: object) -> None:
+    """txt: RewriteMaps (server configuration) looked up by .htaccess rules become http-level
+    maps; int:, prg:, dbm: and rnd: stay announced (denied)."""
+    parent = make_docroot(prefix="confmig-nm-", files={
+        "site/.htaccess": MAP_RULES, "site/home.html": "home\n", "site/about.html": "about\n",
+        "site/dup.html": "dup\n", "site/missing.html": "missing\n", "site/dot.html": "dot\n",
+        "site/lower/.htaccess": "RewriteEngine On\nRewriteRule ^(.+)$ ${low:$1} [L]\n",
+        "site/lower/x.txt": "x\n", "pages.map": MAP_LINES})
+    root = parent / "site"
+    config = parent / "httpd.conf"
+    config.write_text(f"{MODULES}ServerName maps.test\n"
+                      "<Directory />\n    AllowOverride None\n    Require all denied\n"
+                      "</Directory>\n<VirtualHost *:80>\n    ServerName maps.test\n"
+                      f"    DocumentRoot {root}\n    RewriteMap pages txt:{parent}/pages.map\n"
+                      "    RewriteMap low int:tolower\n"
+                      f"    <Directory {root}>\n        AllowOverride All\n"
+                      "        Require all granted\n    </Directory>\n</VirtualHost>\n")
+    try:
+        with _config_pair(config) as pair:
+            for path, status, body in [
+                    ("/p/home", 200, b"home\n"), ("/p/about", 200, b"about\n"),
+                    ("/p/nokey", 200, b"missing\n"), ("/p/a.b", 200, b"dot\n"),
+                    ("/p/aXb", 200, b"missing\n"), ("/q?k=about", 200, b"about\n"),
+                    ("/q?k=none", 200, b"missing\n"), ("/u/x", 200, b"home\n"),
+                    ("/r/home", 302, None), ("/r/zzz", 302, None)]:
+                a, b = pair.ask(path, {"Host": "maps.test"})
+                assert (a.status, b.status) == (status, status), (path, a.status, b.status)
+                if body is not None:
+                    assert a.body == b.body == body, (path, a.body, b.body)
+                else:
+                    ports = [str(t.port) for t in (pair.setup.original, pair.setup.converted)]
+                    assert a.headers["Location"].replace(ports[0], "P") == \
+                        b.headers["Location"].replace(ports[1], "P"), path
+            a, b = pair.ask("/lower/X.TXT", {"Host": "maps.test"})
+            assert (a.status, b.status) == (200, 403)  # int:tolower: no nginx form
+        report = verify(VerifyRequest(target="nginx", config=config, max_requests=600))
+        assert report.exit_code == 0, report.summary()
+        notes = report.conversion.untranslatable
+        assert [n.scope.endswith("/lower") for n in notes] == [True], notes
+        assert "RewriteMap low (int:) has no nginx form" in notes[0].reason
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)

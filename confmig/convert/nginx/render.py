@@ -350,7 +350,7 @@ class Renderer:
         guard, alias_lines = self._alias(scope, settings)
         rewrite_out = None
         if with_rewrite and settings.rewrite is not None:
-            rewrite_out = translate(settings.rewrite, sid, guard)
+            rewrite_out = translate(settings.rewrite, sid, guard, self.http)
             if guard is not None and any(r.nosub and r.last and not r.status_flag
                                          for r in settings.rewrite.rules):
                 self._note(None, "Redirect", "a '- [L]' rule stops nginx's rewrite module "

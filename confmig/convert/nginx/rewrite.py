@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from confmig.convert.nginx.regex import Untranslatable, per_directory, url_path
 from confmig.model.plan import RewritePlan, Source
@@ -35,6 +36,7 @@ from confmig.model.rewrite.expand import (
     TOKEN_VAR,
     tokenize,
 )
+from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.rewrite.rules import Condition, Rule
 
 #: mod_rewrite variables with an nginx variable of the same value.
@@ -111,6 +113,8 @@ class RewriteOut:
     #: the renderer writes each named location with the scope's settings and that type.
     typed: list[tuple[str, str, int]] = field(default_factory=list)
     scope_id: str = ""
+    http: Any = None  # the server's HttpMaps (RewriteMap lookups need it)
+    lookups: Lookups | None = None  # the RewriteMap lookups of the rule being translated
 
 
 def q(text: str) -> str:
@@ -155,11 +159,13 @@ class AliasGuard:
         return lines
 
 
-def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None
-              ) -> RewriteOut:
+def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
+              http: Any = None) -> RewriteOut:
     """The nginx form of *plan* for the scope whose variables are named after *scope_id*;
-    *alias*: the scope's mod_alias redirects, which beat an internal rewrite."""
+    *alias*: the scope's mod_alias redirects, which beat an internal rewrite; *http*: the
+    server's :class:`~confmig.convert.nginx.maps.HttpMaps` (for RewriteMap lookups)."""
     out = RewriteOut()
+    out.http = http
     out.alias = alias
     out.scope_id = scope_id
     rules = list(plan.rules)
@@ -445,6 +451,7 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     checks: list[list[str]] = []
     if rule.conditions:
         checks, saved = _conditions(rule, number, lines)
+    lookups = out.lookups = Lookups({m.name: m for m in plan.maps}, out.http, saved)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
     if typed and not rule.status_flag:  # a nosub rule ([T] with a substitution is refused)
@@ -457,8 +464,8 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
         if continuing:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE))
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
-                          guard or "", continuing), f"^{ones}{INTERNAL_TAIL}")
-    if not checks and guard is None:
+                          guard or "", continuing, lookups), f"^{ones}{INTERNAL_TAIL}")
+    if not checks and guard is None and not lookups.sets:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
@@ -469,7 +476,8 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     flag = f"$confmig_r{number}"
     op = "!~" if rule.negate else "~"
     lines.append(f'set $confmig_p{number} "";')
-    lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1; }}")
+    sets = "".join(f" {line}" for line in lookups.sets)  # where $1… are the pattern's
+    lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{sets} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
     final = action if not action.startswith("rewrite ") or not rule.negate else \
@@ -480,18 +488,19 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
 
 def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
               checks: list[list[str]], action: str, lines: list[str],
-              alias: AliasGuard | None, guard: str = "", continuing: bool = False
-              ) -> list[str]:
+              alias: AliasGuard | None, guard: str = "", continuing: bool = False,
+              lookups: Lookups | None = None) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect), and that a directory requested without its
     slash gets mod_dir's 301 instead (``…0``: the rules stop too)."""
     flag = f"$confmig_r{number}"
     op = "!~" if rule.negate else "~"
-    to, target = _target_var(plan, rule, number, saved)
+    to, target = _target_var(plan, rule, number, saved, lookups)
     lines.append(f'set $confmig_p{number} "";')
     lines.append(f'set {to} "";')
-    also = "" if rule.negate else f" set {to} {q(target)};"
+    also = "".join(f" {line}" for line in (lookups.sets if lookups else []))
+    also += "" if rule.negate else f" set {to} {q(target)};"
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
@@ -513,11 +522,11 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
     return lines
 
 
-def _target_var(plan: RewritePlan, rule: Rule, number: str, saved: dict[int, str]
-                ) -> tuple[str, str]:
+def _target_var(plan: RewritePlan, rule: Rule, number: str, saved: dict[int, str],
+                lookups: Lookups | None = None) -> tuple[str, str]:
     """The variable and value of an internal rewrite's target path (to compare with $uri)."""
     path, _has_query, _query = _split_query(rule.substitution)
-    target = _template(tokenize(path), saved)
+    target = _template(tokenize(path), saved, lookups)
     if not target.startswith("/"):
         target = plan.relative_to + target
     return f"$confmig_to{number}", target
@@ -563,9 +572,13 @@ def _conditions(rule: Rule, number: str, lines: list[str]
 
 def _cond_refs(rule: Rule) -> set[int]:
     refs: set[int] = set()
-    for tok in tokenize(rule.substitution):
-        if tok[0] == TOKEN_REF and tok[1] == "%":
-            refs.add(tok[2])
+    templates = [rule.substitution]
+    while templates:
+        for tok in tokenize(templates.pop()):
+            if tok[0] == TOKEN_REF and tok[1] == "%":
+                refs.add(tok[2])
+            elif tok[0] == TOKEN_MAP:  # ${map:key|default}: its key and default too
+                templates += [t for t in tok[2:] if t]
     for cond in rule.conditions:
         for tok in tokenize(cond.test):
             if tok[0] == TOKEN_REF:
@@ -603,8 +616,9 @@ def _variable(name: str) -> str:
     raise Untranslatable(f"%{{{name}}} has no nginx variable")
 
 
-def _template(toks: tuple, saved: dict[int, str]) -> str:
-    """A substitution or test string as an nginx complex value."""
+def _template(toks: tuple, saved: dict[int, str], lookups: Lookups | None = None) -> str:
+    """A substitution or test string as an nginx complex value (RewriteMap lookups only
+    with *lookups*, the rule's)."""
     out: list[str] = []
     for tok in toks:
         kind = tok[0]
@@ -623,8 +637,57 @@ def _template(toks: tuple, saved: dict[int, str]) -> str:
             else:
                 out.append("${" + saved[tok[2]][1:] + "}")
         elif kind == TOKEN_MAP:
-            raise Untranslatable("RewriteMap lookups")
+            if lookups is None:
+                raise Untranslatable("RewriteMap lookups (outside the substitution)")
+            out.append("${" + lookups.variable(tok)[1:] + "}")
     return "".join(out)
+
+
+@dataclass
+class Lookups:
+    """The RewriteMap lookups of one rule's substitution.  Each ``${name:key|default}`` is
+    a variable set before the rule's action — where the pattern's captures are its own —
+    from an http-level ``map`` of the ``txt:`` map's lines (one ``map`` per RewriteMap, on
+    the shared ``$confmig_mkey``, with ``$confmig_mdef`` as its default: Apache's default
+    applies to a key the map does not have).  Other kinds of map have no nginx form."""
+
+    maps: dict[str, RewriteMap]
+    http: Any  # confmig.convert.nginx.maps.HttpMaps (which imports this module)
+    saved: dict[int, str]
+    sets: list[str] = field(default_factory=list)
+    names: dict[tuple, str] = field(default_factory=dict)
+
+    def variable(self, tok: tuple) -> str:
+        """The variable holding the value of lookup *tok* (its ``set`` lines in ``sets``)."""
+        found = self.names.get(tok)
+        if found is not None:
+            return found
+        _, name, key_tpl, default_tpl = tok
+        key = _template(tokenize(key_tpl), self.saved)
+        default = _template(tokenize(default_tpl), self.saved) if default_tpl else ""
+        var = self.names[tok] = f"$confmig_mv{len(self.names)}"
+        rmap = self.maps.get(name)
+        if rmap is None:  # Apache: no such map, the lookup fails and the default is used
+            self.sets.append(f"set {var} {q(default)};")
+            return var
+        table = rmap.entries() if rmap.kind == "txt" else None
+        if table is None or self.http is None:
+            why = "cannot be read" if rmap.kind == "txt" else "has no nginx form"
+            raise Untranslatable(f"RewriteMap {name} ({rmap.kind}:) {why}")
+        if any("$" in value for value in table.values()):
+            raise Untranslatable(f"RewriteMap {name}: a value with '$' (nginx would read a "
+                                 "variable)")
+        rows = [(f"~^{_regex_literal(k)}\\z", q(v)) for k, v in table.items()]
+        mapped = self.http.map("$confmig_mkey", rows, "$confmig_mdef")
+        self.sets += [f"set $confmig_mkey {q(key)};", f"set $confmig_mdef {q(default)};",
+                      f"set {var} {mapped};"]
+        return var
+
+
+def _regex_literal(text: str) -> str:
+    """*text* matched literally by a PCRE (a txt: map key, compared byte for byte)."""
+    return "".join("\\" + ch if not (ch.isalnum() or ch in "_-/") and ch.isascii() else ch
+                   for ch in text)
 
 
 def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
@@ -642,7 +705,7 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
         if has_query:
             raise Untranslatable("a query in a substitution that also ends in '?'")
         has_query = True
-    target = _template(tokenize(path), saved)
+    target = _template(tokenize(path), saved, out.lookups)
     absolute = target.startswith(("http://", "https://"))
     if not absolute and not target.startswith("/"):
         if (rule.redirect and plan.base is None
@@ -656,7 +719,7 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
             target = plan.directory + target
         else:
             target = plan.relative_to + target
-    query_text = _template(tokenize(query), saved) if has_query else ""
+    query_text = _template(tokenize(query), saved, out.lookups) if has_query else ""
     if "%" in target.replace("%{", ""):
         raise Untranslatable("a %-escape in the substitution (Apache decodes it again)")
     if not (rule.redirect or absolute) and re.search(r"\.[^/$]+/", target):

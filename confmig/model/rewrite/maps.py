@@ -44,6 +44,11 @@ class RewriteMap:
     def supported(self) -> bool:
         return self.kind in ("txt", "rnd", "int")
 
+    def entries(self) -> dict[str, str] | None:
+        """A ``txt:``/``rnd:`` map's table as ``lookup_map_txtfile`` reads it (key → value,
+        the first line of a key wins); None for another kind or a file that cannot be read."""
+        return _load_txt(self.source) if self.kind in ("txt", "rnd") else None
+
     def lookup(self, key: str, rng: random.Random | None = None) -> tuple[str | None, str | None]:
         """``(value or None, why it is unsupported or None)``; an empty value counts as missing."""
         if self.kind == "int":
