@@ -24,14 +24,18 @@ like any other body.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from confmig.convert.httpd import assumed_env
 from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
+from confmig.model.plan import SitePlan
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import (
     ApacheBinary,
@@ -208,13 +212,45 @@ def prepare(request: VerifyRequest) -> Setup:
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))
     site = Site(docroot, conversion.plan.document_root, state=env.state)
-    probes = []
+    probes = login_probes(site, conversion.plan, request.logins)
     if php is not None:
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
         probes = php_probes(site)
     return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
                  probes=probes)
+
+
+#: Files of a directory that asks for a login asked for with each login.
+LOGIN_PROBE_FILES = 3
+WRONG_PASSWORD = "confmig-wrong-password"
+
+
+def login_probes(site: Site, plan: SitePlan, logins: Sequence[str]) -> list[Probe]:
+    """For each directory that asks for a login: its URL, a few of its files and a miss,
+    with each ``--user NAME:PASSWORD``, with a wrong password for the first users of its
+    password file and for an unknown user (the answers without one are generated anyway)."""
+    out: list[Probe] = []
+    for scope in plan.scopes:
+        login = scope.settings.access.login
+        if login is None:
+            continue
+        users = [f"{e.user}:{WRONG_PASSWORD}" for e in login.entries[:3]]
+        tries = [*logins, *users, f"confmig-nobody:{WRONG_PASSWORD}"]
+        try:
+            names = sorted(n for n in os.listdir(scope.directory)
+                           if os.path.isfile(os.path.join(scope.directory, n)))
+        except OSError:
+            names = []
+        paths = [scope.url, *(scope.url + quote(n) for n in names[:LOGIN_PROBE_FILES]),
+                 scope.url + "confmig-missing"]
+        for path in paths:
+            for credentials in tries:
+                token = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
+                header = ("Authorization", "Basic " + token.decode("ascii"))
+                out.append(Probe(path, "GET", site.headers([header]), "a login",
+                                 site.directory_of(path)))
+    return out
 
 
 def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> Setup:
@@ -232,12 +268,11 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     from confmig.verify.session import Setup
 
     assert request.config is not None
-    if request.php_fpm:
-        raise ConvertError("--php-fpm verifies a DOCROOT (with --config, the configuration's "
-                           "own handlers decide; not verified with php-fpm yet)")
     port = free_port()
-    conversion = convert_config(request.config, NginxOptions(listen=f"{LOOPBACK}:{port}"),
-                                request.defines, prelude=HARNESS_PRELUDE)
+    php = php_side([]) if request.php_fpm else None
+    conversion = convert_config(request.config, NginxOptions(
+        listen=f"{LOOPBACK}:{port}", php_fpm=php.address if php else None),
+        request.defines, prelude=HARNESS_PRELUDE)
     loaded = load_server_config(request.config, request.defines)
     env = config_env(loaded)
     try:
@@ -245,16 +280,28 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
                                  str(loaded.state.server_root))
     except ValueError as exc:
         raise ConvertError(f"{request.config}: {exc}") from exc
-    original = ApacheTarget("original", server_config=original_conf, binary=apache,
-                            defines=request.defines,
-                            modules=available_modules(apache, env.server_module_names()),
-                            env=dict(loaded.state.environ or {}))  # envvars, as read
+    modules = available_modules(apache, env.server_module_names())
+    if php is not None:
+        # after the configuration's own: the last <FilesMatch> setting the handler wins
+        original_conf += "\n" + php.apache_config()
+        modules += ["proxy", "proxy_fcgi"]
+    original: ServerUnderTest = ApacheTarget(
+        "original", server_config=original_conf, binary=apache, defines=request.defines,
+        modules=modules, env=dict(loaded.state.environ or {}))  # envvars, as read
     servers = "".join(c.output.server for c in conversion.conversions)
-    converted = NginxTarget("converted", "", conversion.http + servers, None, binary=nginx,
-                            port=port)
+    converted: ServerUnderTest = NginxTarget("converted", "", conversion.http + servers, None,
+                                             binary=nginx, port=port)
     sites = [Site(Path(c.plan.document_root), c.plan.document_root, c.plan.server_name,
                   state=env.state) for c in conversion.conversions]
-    return Setup(conversion.result, original, converted, sites, compare=nginx_differences)
+    probes: list[Probe] = []
+    if php is not None:
+        php.fpm.environment["CONFMIG_DOCROOTS"] = ":".join(sorted(  # the deepest first
+            {c.plan.document_root for c in conversion.conversions}, key=len, reverse=True))
+        original = WithPhpFpm(original, php.fpm)
+        converted = WithPhpFpm(converted, php.fpm)
+        probes = [p for site in sites for p in php_probes(site)]
+    return Setup(conversion.result, original, converted, sites, compare=nginx_differences,
+                 probes=probes)
 
 
 def nginx_differences(original: Observed, converted: Observed) -> list[FieldDiff]:

@@ -188,8 +188,8 @@ class PhpEmitter:
         rules' ``$request_filename`` on the script's file, as Apache's ``-f`` sees it), then
         the FastCGI hand-over.  What the rules need is set before them: a rule's ``break``
         ends nginx's rewrite phase."""
-        head, tail = self.fastcgi_lines(sid, index)
-        out = [*head, 'set $confmig_php_filename "$document_root$fastcgi_script_name";']
+        head, fastcgi, empty = self.fastcgi_lines(sid, index)
+        body = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
         for line in lines:
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
@@ -199,19 +199,31 @@ class PhpEmitter:
                 line = f"try_files $fastcgi_script_name {fallback};"
             elif line.startswith(("index ", "autoindex ")):
                 continue
-            out.append(line)
-        if not any(line.startswith("try_files ") for line in out):
+            body.append(line)
+        if not any(line.startswith("try_files ") for line in body):
             # Apache hands over only what its walk stops at (the script, or the first
             # missing component when it matches): in a missing directory, its own 404
             parent = self.http.map("$confmig_php_filename",
                                    [("~^(?<confmig_php_d>.*)/", "$confmig_php_d")], '""')
-            out += ["# a script in a directory that does not exist: Apache's own 404",
-                    f"if (!-d {parent}) {{ return 404; }}"]
-        return out + tail
+            body += ["# a script in a directory that does not exist: Apache's own 404",
+                     f"if (!-d {parent}) {{ return 404; }}"]
+        if empty is None:
+            return [*head, *body, *fastcgi]
+        # A parameter cannot be sent empty on a condition: the same location once more,
+        # named, sends it — jumped to before the rules (whose break would skip the jump).
+        name = f"@confmig_php_{len(self.named) + 1}"
+        self.named[name] = [f"fastcgi_split_path_info {q(SPLIT)};", *body, *fastcgi,
+                            'fastcgi_param REDIRECT_HTTP_AUTHORIZATION "";']
+        return [*head, "# [E=HTTP_AUTHORIZATION:…] set it empty in the first pass: Apache "
+                       "hands REDIRECT_HTTP_AUTHORIZATION over empty",
+                f"error_page 599 = {name};", f"if ({empty} = 1) {{ return 599; }}",
+                *body, *fastcgi]
 
-    def fastcgi_lines(self, sid: str, index: Iterable[str]) -> tuple[list[str], list[str]]:
+    def fastcgi_lines(self, sid: str, index: Iterable[str]
+                      ) -> tuple[list[str], list[str], str | None]:
         """The lines that go before a location's own (the request's variables, taken before
-        its rules may ``break``) and after them (the hand-over)."""
+        its rules may ``break``), the hand-over after them, and the variable that is 1 when
+        REDIRECT_HTTP_AUTHORIZATION must be sent empty (None: never)."""
         env = self.envs[sid]
         names = [re.escape(n) for n in index if n.lower().endswith(".php") and "/" not in n]
         same = "^(.*)\\|\\1\\|\\1$" + (
@@ -241,24 +253,14 @@ class PhpEmitter:
             "# after an internal redirect (not DirectoryIndex's): REDIRECT_STATUS, _URL…",
             f"set $confmig_php_status {redirected};",
         ]
-        lines: list[str] = []
         fastcgi = [f"fastcgi_pass {self.address};",
                    *(f"fastcgi_param {name} {value};" for name, value in params)]
-        empty = self._empty_authorization(status)
-        if empty is not None:
-            # a parameter cannot be sent empty on a condition: a named location sends it
-            self.named[sid] = [f"fastcgi_split_path_info {q(SPLIT)};", *fastcgi,
-                               'fastcgi_param REDIRECT_HTTP_AUTHORIZATION "";']
-            lines += ["# [E=HTTP_AUTHORIZATION:…] set it empty in the first pass: Apache "
-                      "hands REDIRECT_HTTP_AUTHORIZATION over empty",
-                      f"error_page 599 = @confmig_php_s{sid};",
-                      f"if ({empty} = 1) {{ return 599; }}"]
-        return head, lines + fastcgi
+        return head, fastcgi, self._empty_authorization(status)
 
     def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
-        """The named locations :meth:`fastcgi_lines` jumps to (server level)."""
-        return [make(f"@confmig_php_s{sid}", ["PHP: REDIRECT_HTTP_AUTHORIZATION set empty"],
-                     lines) for sid, lines in sorted(self.named.items())]
+        """The named locations :meth:`location_lines` jumps to (server level)."""
+        return [make(name, ["PHP: REDIRECT_HTTP_AUTHORIZATION set empty"], lines)
+                for name, lines in self.named.items()]
 
     def _redirect_copies(self, status: str) -> list[tuple[str, str]]:
         """REDIRECT_<VAR> for every variable a first pass may set: a map of the redirect
