@@ -128,15 +128,18 @@ NEXT = ("RewriteEngine On\n"
         # replace each _ by - (one more round each), then serve the result
         "RewriteRule ^n/(.*)_(.*)$ n/$1-$2 [N]\n"
         # at most 2 rounds: the third answers 500 in Apache
-        "RewriteRule ^m/(.*)_(.*)$ m/$1-$2 [N=3]\n")
+        "RewriteRule ^m/(.*)_(.*)$ m/$1-$2 [N=3]\n"
+        # [N=1]: no second round at all
+        "RewriteRule ^o/(.*)_(.*)$ o/$1-$2 [N=1]\n")
 
 
 def test_next_rounds(site: Site, apache_binary: object, nginx_binary: object) -> None:
     root = site({".htaccess": NEXT, "n/a-b-c.html": "abc\n", "n/a.html": "a\n",
-                 "m/a-b.html": "ab\n", "m/a-b-c.html": "abc\n"})
+                 "m/a-b.html": "ab\n", "m/a-b-c.html": "abc\n", "o/a-b.html": "ab\n"})
     _same(root, [("/n/a_b_c.html", {}, 200), ("/n/a-b_c.html", {}, 200),
                  ("/n/a.html", {}, 200), ("/n/x_y", {}, 404),
-                 ("/m/a_b.html", {}, 200), ("/m/a_b_c.html", {}, 500)])
+                 ("/m/a_b.html", {}, 200), ("/m/a_b_c.html", {}, 500),
+                 ("/o/a_b.html", {}, 500), ("/o/a-b.html", {}, 200)])
     _verified(root, PATH_INFO, "[N]: the rules are written out for 10 rounds")
     # [N] without a limit: announced (nginx's rounds are written out: 10 here, not 32000)
     notes = [n for n in convert_docroot(root).result.untranslatable

@@ -199,7 +199,7 @@ def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
     n = len(rules)
     rounds = 1
     if any(r.next for r in rules):
-        rounds = min(N_ROUNDS, max(r.max_rounds - 1 for r in rules if r.next))
+        rounds = max(1, min(N_ROUNDS, max(r.max_rounds - 1 for r in rules if r.next)))
     jumps: dict[tuple[int, int], list[tuple[str, str]]] = {}  # (round, rule) → its jumps
     labels: set[str] = set()
     for r in range(1, rounds + 1):
