@@ -13,7 +13,13 @@ Idiomatic where a pattern allows it, exact everywhere else, never looser:
   its captures; ``%N`` comes from the last condition that matched (saved in a variable);
 * a rule that rewrites a URL to itself stops the rules and serves it (Apache makes no
   internal redirect then; nginx's ``last`` would loop until its 500): the target is
-  compared with ``$uri`` first.
+  compared with ``$uri`` first;
+* ``[C]``, ``[S=n]`` and ``[N]`` change the order of the rules: every rule runs only while
+  ``$confmig_go`` is empty, and a jump names the rule to run next (:func:`_flow`); ``[N]``
+  writes the ruleset out once per round;
+* ``[T=type]`` without a substitution sends the file, once the rules are over, to a named
+  location with that type (:func:`_type_dispatch`);
+* ``${map:key|default}`` of a ``txt:`` RewriteMap is an http-level ``map`` (:class:`Lookups`).
 
 A rule that cannot be translated exactly is kept as a comment, reported, and replaced by a
 denial for the URLs its pattern matches (for the whole location when even the pattern cannot
@@ -204,7 +210,7 @@ def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
     labels: set[str] = set()
     for r in range(1, rounds + 1):
         for j, rule in enumerate(rules):
-            after: list[str] = []
+            after: list[tuple[str, str]] = []
             if rule.chain:
                 k = j
                 while k < n and rules[k].chain:
@@ -276,14 +282,13 @@ def _type_code(rule: Rule, out: RewriteOut) -> int:
     if not rule.nosub or not mime or out.alias is not None \
             or any(c in mime for c in "%$\\\"'{}; \t"):
         return 0
+    code = next((known_code for _name, known, known_code in out.typed if known == mime), 0)
+    if not code:
+        if len(out.typed) >= TYPE_CODES:
+            return 0
+        code = TYPE_STATUS + len(out.typed)
+        out.typed.append((f"@confmig_t{out.scope_id}_{len(out.typed)}", mime, code))
     out.notes.append(RuleNote(_src(rule), "RewriteRule", TYPE_DIRECTORY_NOTE))
-    for _name, known, code in out.typed:
-        if known == mime:
-            return code
-    if len(out.typed) >= TYPE_CODES:
-        return 0
-    code = TYPE_STATUS + len(out.typed)
-    out.typed.append((f"@confmig_t{out.scope_id}_{len(out.typed)}", mime, code))
     return code
 
 
