@@ -438,6 +438,10 @@ def verify(
                                           ".php to one real php-fpm running a probe that "
                                           "prints what the script sees; compared too.")]
     = False,
+    user: Annotated[list[str] | None, typer.Option("--user", "-u", help="--to nginx: a login "
+                                                   "NAME:PASSWORD sent to every directory "
+                                                   "that asks for one (repeatable; never "
+                                                   "printed).")] = None,
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
@@ -449,7 +453,9 @@ def verify(
              "default)")
     request = VerifyRequest(to.value, docroot, config, requests, max_requests, timeout,
                             apache, nginx, not serve_500, tuple(define or ()),
-                            follow_symlinks, server.value, php_fpm)
+                            follow_symlinks, server.value, php_fpm, logins=tuple(user or ()))
+    if any(":" not in login for login in request.logins):
+        fail("--user takes NAME:PASSWORD")
     try:
         report = run_verify(request, progress=err)
     except VerifyError as exc:

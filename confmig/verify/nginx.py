@@ -24,14 +24,18 @@ like any other body.
 
 from __future__ import annotations
 
+import base64
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from confmig.convert.httpd import assumed_env
 from confmig.convert.nginx import NginxOptions, convert_config, convert_docroot
+from confmig.model.plan import SitePlan
 from confmig.model.target import DEBIAN_INDEX
 from confmig.servers import (
     ApacheBinary,
@@ -208,13 +212,45 @@ def prepare(request: VerifyRequest) -> Setup:
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))
     site = Site(docroot, conversion.plan.document_root, state=env.state)
-    probes = []
+    probes = login_probes(site, conversion.plan, request.logins)
     if php is not None:
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
         probes = php_probes(site)
     return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
                  probes=probes)
+
+
+#: Files of a directory that asks for a login asked for with each login.
+LOGIN_PROBE_FILES = 3
+WRONG_PASSWORD = "confmig-wrong-password"
+
+
+def login_probes(site: Site, plan: SitePlan, logins: Sequence[str]) -> list[Probe]:
+    """For each directory that asks for a login: its URL, a few of its files and a miss,
+    with each ``--user NAME:PASSWORD``, with a wrong password for the first two users of its
+    password file and for an unknown user (the answers without one are generated anyway)."""
+    out: list[Probe] = []
+    for scope in plan.scopes:
+        login = scope.settings.access.login
+        if login is None:
+            continue
+        users = [f"{e.user}:{WRONG_PASSWORD}" for e in login.entries[:2]]
+        tries = [*logins, *users, f"confmig-nobody:{WRONG_PASSWORD}"]
+        try:
+            names = sorted(n for n in os.listdir(scope.directory)
+                           if os.path.isfile(os.path.join(scope.directory, n)))
+        except OSError:
+            names = []
+        paths = [scope.url, *(scope.url + quote(n) for n in names[:LOGIN_PROBE_FILES]),
+                 scope.url + "confmig-missing"]
+        for path in paths:
+            for credentials in tries:
+                token = base64.b64encode(credentials.encode("utf-8", "surrogateescape"))
+                header = ("Authorization", "Basic " + token.decode("ascii"))
+                out.append(Probe(path, "GET", site.headers([header]), "a login",
+                                 site.directory_of(path)))
+    return out
 
 
 def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> Setup:

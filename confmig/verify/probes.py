@@ -57,7 +57,9 @@ class Probe:
         return (self.method, self.path, self.headers)
 
     def describe(self) -> str:
-        extra = "".join(f" [{n}: {v}]" for n, v in self.headers)
+        # a login is never printed (verify --user): only its scheme
+        extra = "".join(f" [{n}: {v.split(' ', 1)[0] + ' …'}]" if n.lower() == "authorization"
+                        else f" [{n}: {v}]" for n, v in self.headers)
         method = "" if self.method == "GET" else f"{self.method} "
         return f"{method}{self.path}{extra}"
 

@@ -56,6 +56,8 @@ class VerifyRequest:
     follow_symlinks: bool = False  # convert with --follow-symlinks
     server: str = "gunicorn"  # --to flask: the WSGI server (gunicorn or mod_wsgi)
     php_fpm: bool = False  # --to nginx: both servers hand .php to one real php-fpm
+    # --user NAME:PASSWORD: --to nginx sends these logins to every directory that asks for one
+    logins: tuple[str, ...] = ()
     # explain --requests FILE --against: the requests of a URL list or an access log (read as
     # explain reads them), and only those (generate=False: no probes of the site's own)
     log: Path | None = None

@@ -25,11 +25,11 @@ pytestmark = [pytest.mark.apache]
 #: user → (password, stored hash): every format htpasswd writes, and crypt() schemes
 PASSWORDS = {
     "alice": ("pw-a", schemes.apr_md5_crypt.hash("pw-a")),  # htpasswd -m (the default)
-    "bob": ("pw-b", schemes.bcrypt.using(ident="2y").hash("pw-b")),  # htpasswd -B
-    "ivan": ("pw-i", schemes.bcrypt.using(ident="2b").hash("pw-i")),
+    "bob": ("pw-b", schemes.bcrypt.using(ident="2y", rounds=5).hash("pw-b")),  # htpasswd -B
+    "ivan": ("pw-i", schemes.bcrypt.using(ident="2b", rounds=5).hash("pw-i")),
     "carol": ("pw-c", schemes.ldap_sha1.hash("pw-c")),  # htpasswd -s
-    "dave": ("pw-d", schemes.sha512_crypt.hash("pw-d")),  # htpasswd -5
-    "sam": ("pw-s", schemes.sha256_crypt.hash("pw-s")),  # htpasswd -2
+    "dave": ("pw-d", schemes.sha512_crypt.using(rounds=5000).hash("pw-d")),  # htpasswd -5
+    "sam": ("pw-s", schemes.sha256_crypt.using(rounds=5000).hash("pw-s")),  # htpasswd -2
     "erin": ("pw-e", schemes.des_crypt.hash("pw-e")),  # htpasswd -d
     "hank": ("pw-h", schemes.md5_crypt.hash("pw-h")),
     "pete": ("pw-p", "pw-p"),  # htpasswd -p: plain text, which Apache never matches on Unix
@@ -180,3 +180,33 @@ def test_rules_that_would_answer_before_the_login_deny(site: object, apache_bina
         for path in ("/p/old", "/p/away", "/p/f.txt"):
             a, b = pair.ask(path)
             assert a.status == 401 and b.status == 403, path
+
+
+def test_verify_sends_the_logins_it_is_given(site: object, monkeypatch: pytest.MonkeyPatch,
+                                             apache_binary: object,
+                                             nginx_binary: object) -> None:
+    """verify --user NAME:PASSWORD: every directory that asks for a login is asked with it
+    (and with wrong passwords); a converter that forgets Require user's list is caught."""
+    import dataclasses
+
+    import confmig.convert.nginx.render as render
+
+    root = site(AUTH + "Require user alice\n")  # type: ignore[operator]
+    logins = ("alice:pw-a", "carol:pw-c")
+    result = CliRunner().invoke(app, ["verify", "--to", "nginx", str(root), "--format", "json",
+                                      "--user", logins[0], "--user", logins[1]])
+    assert result.exit_code == 0, result.output
+    assert "pw-a" not in result.output and "cHctY" not in result.output
+    report = verify(VerifyRequest(target="nginx", docroot=root, logins=logins))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+    assert {200, 401} <= set(report.statuses)
+    original = render.login_lines
+
+    def forgetful(login: object, maps: object) -> object:  # valid-user instead of the list
+        return original(dataclasses.replace(login, users=None), maps)  # type: ignore
+
+    monkeypatch.setattr(render, "login_lines", forgetful)
+    report = verify(VerifyRequest(target="nginx", docroot=root, logins=logins))
+    assert report.exit_code == 1
+    pairs = {(r.original.status, r.converted.status) for r in report.unannounced}
+    assert (401, 200) in pairs and {a for a, _ in pairs} == {401}
