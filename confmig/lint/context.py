@@ -345,10 +345,11 @@ class FileContext:
     def is_htaccess(self) -> bool:
         return self.kind == "htaccess"
 
-    @property
+    @functools.cached_property
     def read_by_apache(self) -> bool:
         """False for an access file under ``AllowOverride None`` with no AllowOverrideList:
-        Apache never opens it, so nothing in it can fail."""
+        Apache never opens it, so nothing in it can fail (asked by many rules: computed
+        once)."""
         return self.kind == "server" or not self.overrides.none
 
     def info(self, node: Node) -> DirectiveInfo | None:

@@ -13,9 +13,11 @@ spread over a process pool.
 
 from __future__ import annotations
 
+import gc
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +51,9 @@ from confmig.syntax.parser import decode
 __all__ = ["INTERNAL_CODE", "LintResult", "lint_paths", "lint_text"]
 
 PARALLEL_MIN_FILES = 400     # below this a process pool costs more than it saves
+# Allocations between two runs of the cycle collector's youngest generation during a lint
+# (Python's default: 700).  See _collect_less.
+GC_THRESHOLD = 50_000
 
 
 @dataclass
@@ -135,7 +140,7 @@ def _file_key(plan: AccessPlan) -> str:
 
 
 def load_plan(env: Environment, plan: AccessPlan) -> FileContext:
-    loaded = load_htaccess(plan.path, env.state)
+    loaded = load_htaccess(plan.path, env.state, data=plan.data)
     return htaccess_context(env, plan.path, plan.directory, plan.overrides, loaded, plan.data)
 
 
@@ -225,6 +230,21 @@ def _lint_plans_parallel(env: Environment, rules: RuleSet, plans: list[AccessPla
 # -- entry points ----------------------------------------------------------------------------
 
 
+@contextmanager
+def _collect_less() -> Iterator[None]:
+    """Run Python's cycle collector less often while linting.  A lint allocates millions of
+    small containers (nodes, argument lists, findings) that reference counting frees; the
+    collector finds next to nothing in them (under 600 objects in a cold lint of 10,000
+    files) but walked them often enough to take a quarter of the CPU time.  A forked pool
+    worker inherits the setting; the caller's is restored afterwards."""
+    old = gc.get_threshold()
+    gc.set_threshold(max(old[0], GC_THRESHOLD), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+
+
 def lint_paths(
     paths: Iterable[str | Path] | list[str | Path],
     config: str | Path | None = None,
@@ -255,6 +275,15 @@ def lint_paths(
     (default: the CPUs this process may use; 1 disables it).  A docroot's walk stays inside
     it unless ``follow_symlinks``; access files it does not read are CTX009 findings.
     """
+    with _collect_less():
+        return _lint_paths(paths, config, defines, settings, use_cache, jobs, on_directory,
+                           follow_symlinks)
+
+
+def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Path | None,
+                defines: Iterable[str], settings: Settings | None, use_cache: bool | None,
+                jobs: int | None, on_directory: Callable[[int], None] | None,
+                follow_symlinks: bool) -> LintResult:
     if settings is None:
         settings = load_settings(Path(paths[0]) if paths else None)
     rules = enabled_rules(settings)

@@ -110,11 +110,14 @@ def is_special(real: str) -> bool:
 
 
 def check_access_file(path: str, roots: Sequence[str] | None = None,
-                      follow_symlinks: bool = False) -> AccessCheck:
+                      follow_symlinks: bool = False, real_parent: str | None = None
+                      ) -> AccessCheck:
     """Open *path* as ``ap_pcfg_openfile`` would, without reading it (nor blocking on a FIFO).
 
     *roots* are the real paths confmig may read below; a symlink pointing elsewhere is
-    :attr:`AccessState.OUTSIDE_ROOT` unless *follow_symlinks*.  ``None``: no boundary."""
+    :attr:`AccessState.OUTSIDE_ROOT` unless *follow_symlinks*.  ``None``: no boundary.
+    *real_parent*: the real path of the directory holding *path*, when the caller knows it
+    (a tree walk that follows no link): then it is not resolved again for every file."""
     try:
         link = os.lstat(path)
     except OSError as exc:
@@ -142,7 +145,12 @@ def check_access_file(path: str, roots: Sequence[str] | None = None,
         return AccessCheck(path, AccessState.NOT_REGULAR, target, file_type(mode))
     if roots is not None and not follow_symlinks:
         # The file itself or a directory on its path may be the link that leaves the root.
-        real = target if target is not None else os.path.realpath(path)
+        if target is not None:
+            real = target
+        elif real_parent is not None:
+            real = os.path.join(real_parent, os.path.basename(path))
+        else:
+            real = os.path.realpath(path)
         if not any(in_tree(real, root) for root in roots):
             return AccessCheck(path, AccessState.OUTSIDE_ROOT, real)
     if not os.access(path, os.R_OK):

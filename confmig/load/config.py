@@ -31,6 +31,7 @@ from confmig.syntax import (
     ParseError,
     ReadLimitError,
     Section,
+    parse_bytes,
     parse_file,
 )
 from confmig.syntax.parser import (
@@ -318,14 +319,20 @@ def load_htaccess(
     state: ReadState | None = None,
     environ: Mapping[str, str] | None = None,
     display_name: str | None = None,
+    data: bytes | None = None,
 ) -> LoadedConfig:
-    """Load one ``.htaccess`` file: conditionals and ${VAR} as the server would, no Include."""
+    """Load one ``.htaccess`` file: conditionals and ${VAR} as the server would, no Include.
+    ``data``: its content, when the caller has read it already (it checked the file is one
+    Apache opens, :func:`confmig.load.accessfile.check_access_file`)."""
     state = state or ReadState()
     result = LoadedConfig(main=str(path), state=state)
     if environ is None:
         environ = state.environ if state.environ is not None else os.environ
     reader = _Reader(result, environ, htaccess=True)
-    config = parse_file(path, display_name, htaccess=True)
+    if data is None:
+        config = parse_file(path, display_name, htaccess=True)
+    else:
+        config = parse_bytes(data, display_name or str(path), htaccess=True)
     result.files[config.path] = config
     result.warnings.extend(config.warnings)
     if not config.ok:

@@ -72,7 +72,8 @@ def scan_docroot(
             scan.skipped.append((directory, f"cannot read directory: {exc.strerror}"))
             continue
         names = {e.name: e for e in entries}
-        found = _access_file(scan, directory, names, access_names, roots, follow_symlinks)
+        found = _access_file(scan, directory, real, names, access_names, roots,
+                             follow_symlinks)
         subdirs = []
         for entry in entries:
             if found is not None and entry.name == found.name:
@@ -96,20 +97,23 @@ def scan_docroot(
     return scan
 
 
-def _access_file(scan: DocrootScan, directory: Path, names: dict[str, os.DirEntry[str]],
-                 access_names: Sequence[str], roots: list[str], follow: bool) -> Path | None:
-    """Record the access file Apache opens in *directory*; return it (None: none)."""
+def _access_file(scan: DocrootScan, directory: Path, real: str,
+                 names: dict[str, os.DirEntry[str]], access_names: Sequence[str],
+                 roots: list[str], follow: bool) -> Path | None:
+    """Record the access file Apache opens in *directory* (*real*: its real path); return
+    it (None: none)."""
     found: Path | None = None
     for name in access_names:
         if name not in names:
             continue
         path = directory / name
+        parent = real if "/" not in name else None  # the real directory that holds it
         if found is not None:
-            if check_access_file(str(path), roots, follow).exists:
+            if check_access_file(str(path), roots, follow, parent).exists:
                 scan.skipped.append((path, f"shadowed: Apache reads {found.name} first in "
                                            "this directory"))
             continue
-        check = check_access_file(str(path), roots, follow)
+        check = check_access_file(str(path), roots, follow, parent)
         if not check.exists:
             continue
         found = path
