@@ -164,6 +164,9 @@ class BenchOptions:
         if self.site is not None:
             if self.depth_sweep:
                 raise BenchUsageError("--depth-sweep generates trees; it cannot go with --site")
+            if self.size != "small":
+                raise BenchUsageError("--size generates the tree's files; with --site the "
+                                      "files are the site's own")
             if not self.site.is_dir():
                 raise BenchUsageError(f"--site {self.site}: not a directory")
         if not self.targets:

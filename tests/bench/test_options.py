@@ -72,6 +72,12 @@ def test_site_and_depth_sweep_exclude_each_other(tmp_path: Path) -> None:
         cli(site=tmp_path, depth_sweep="1,2")
 
 
+def test_large_files_are_generated_not_a_sites(tmp_path: Path) -> None:
+    with pytest.raises(BenchUsageError, match="with --site the files are the site's own"):
+        cli(site=tmp_path, size="large")
+    assert cli(size="large").size == "large"
+
+
 def test_quick_fills_in_only_what_was_not_given() -> None:
     unset = dict(files=None, targets=None, mpm=None, repeat=None)
     plain = cli(**unset)
