@@ -508,7 +508,8 @@ def bench(
                                         "event only, one 1 s run each.")] = False,
     nginx_config: Annotated[Path | None, typer.Option(
         help="A hand-written nginx configuration for the site (the nginx-handwritten "
-             "target): http-level text with one server { } block.")] = None,
+             "target): an nginx.conf, or the text of its http { }, with one server { } "
+             "block; includes are read relative to FILE's directory.")] = None,
 ) -> None:
     """Measure each migration on real servers: req/s, latency and .htaccess lookups per
     request, verified answers first. Exit 0, 1 if a target answered differently from the
