@@ -135,3 +135,5 @@ _SPECIAL: dict[str, Callable[[Evaluation, Round], str]] = {
     "request_method": lambda ev, rnd: ev.request.method,
     "request_protocol": lambda ev, rnd: ev.request.protocol,
 }
+#: The attribute names (lower case) that are not a request header: Request_URI and these.
+SPECIAL_ATTRIBUTES = frozenset({"request_uri", *_SPECIAL})

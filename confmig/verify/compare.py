@@ -12,6 +12,7 @@ it), since the two servers listen on different ports.
 from __future__ import annotations
 
 import hashlib
+import zlib
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 
@@ -49,7 +50,7 @@ class FieldDiff:
 
 
 def observe(response: Response, port: int, hosts: tuple[str, ...] = ()) -> Observed:
-    body = _unport(response.body.decode("latin-1"), port, hosts)
+    body = _unport(_decoded(response).decode("latin-1"), port, hosts)
     headers: dict[str, str] = {}
     location = None
     for name in response.headers:
@@ -69,6 +70,24 @@ def observe(response: Response, port: int, hosts: tuple[str, ...] = ()) -> Obser
         headers=headers,
         expires_in=_expires_in(response),
     )
+
+
+#: At most this much of a compressed body is decompressed for the comparison.
+MAX_DECODED = 64 * 1024 * 1024
+
+
+def _decoded(response: Response) -> bytes:
+    """The body a ``Content-Encoding: gzip`` answer carries, decompressed: two servers
+    compress the same bytes differently (level, header fields), so the content is compared
+    and the header on its own.  A body that does not decompress is compared as sent."""
+    if response.headers.get("content-encoding", "").strip().lower() != "gzip":
+        return response.body
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflater.decompress(response.body, MAX_DECODED)
+    except zlib.error:
+        return response.body
+    return data if inflater.eof else response.body
 
 
 def failed(error: BaseException) -> Observed:

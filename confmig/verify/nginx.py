@@ -212,7 +212,8 @@ def prepare(request: VerifyRequest) -> Setup:
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))
     site = Site(docroot, conversion.plan.document_root, state=env.state)
-    probes = login_probes(site, conversion.plan, request.logins)
+    probes = [*login_probes(site, conversion.plan, request.logins),
+              *gzip_probes(site, conversion.plan)]
     if php is not None:
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
@@ -250,6 +251,29 @@ def login_probes(site: Site, plan: SitePlan, logins: Sequence[str]) -> list[Prob
                 header = ("Authorization", "Basic " + token.decode("ascii"))
                 out.append(Probe(path, "GET", site.headers([header]), "a login",
                                  site.directory_of(path)))
+    return out
+
+
+#: Files of a directory with AddOutputFilterByType DEFLATE asked for compressed.
+GZIP_PROBE_FILES = 6
+
+
+def gzip_probes(site: Site, plan: SitePlan) -> list[Probe]:
+    """For each directory whose answers Apache compresses: its URL, its first files and a
+    miss, asked with ``Accept-Encoding: gzip``."""
+    out: list[Probe] = []
+    for scope in plan.scopes:
+        if not scope.settings.deflate_types:
+            continue
+        try:
+            names = sorted(n for n in os.listdir(scope.directory)
+                           if os.path.isfile(os.path.join(scope.directory, n)))
+        except OSError:
+            names = []
+        for path in [scope.url, *(scope.url + quote(n) for n in names[:GZIP_PROBE_FILES]),
+                     scope.url + "confmig-missing"]:
+            out.append(Probe(path, "GET", site.headers([("Accept-Encoding", "gzip")]),
+                             "compressed", site.directory_of(path)))
     return out
 
 

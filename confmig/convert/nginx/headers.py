@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from confmig.convert.nginx.maps import HttpMaps
-from confmig.convert.nginx.regex import Untranslatable, after
+from confmig.convert.nginx.regex import Untranslatable, after, url_path
 from confmig.convert.nginx.rewrite import q
 from confmig.model.expr import ExprError
 from confmig.model.expr.nodes import Match, Variable
 from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
-from confmig.model.plan import Settings, Source
+from confmig.model.plan import EnvCondition, Settings, Source
 
 #: Reports what is not translated: (source, directive, reason).
 Note = Callable[[Source | None, str, str], None]
@@ -58,6 +58,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     onsuccess one through a map on the status)."""
     tables: dict[bool, list[tuple[str, str]]] = {True: [], False: []}
     by_type: list[tuple[bool, str, str, str, bool, Source]] = []
+    by_env: list[tuple[bool, str, str, EnvCondition, Source]] = []
     lines_before: list[str] = []
     expires = settings.expires is not None
     for header in settings.headers:
@@ -77,6 +78,11 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         if keyed is not None and entry.action == "set" and not entry.env and fixed:
             by_type.append((entry.always, entry.name, header.value or "", *keyed,
                             header.source))
+            continue
+        if entry.env and header.env_condition is not None and entry.action == "set" \
+                and not entry.expr and fixed and low not in NATIVE_HEADERS:
+            by_env.append((entry.always, entry.name, header.value or "",
+                           header.env_condition, header.source))
             continue
         if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
                 or not fixed:
@@ -144,6 +150,16 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
             continue
         var = maps.map('"$status:$sent_http_content_type"', [(f"~{key}", literal(value))], '""')
         lines.append(f"add_header {name} {var} always;  # {source}: expr= on the type")
+    touched |= {name.lower() for _, name, *_ in by_type}
+    conditioned = [name.lower() for _, name, *_ in by_env]
+    for always, name, value, condition, source in by_env:
+        if name.lower() in touched or conditioned.count(name.lower()) > 1:
+            note(source, "Header", f"{name} set under more than one condition: not "
+                                   "translated")
+            continue
+        line = _env_line(always, served, name, value, condition, source, maps, note)
+        if line:
+            lines.append(line)
     if lines:
         lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                         "through a map)")
@@ -160,6 +176,28 @@ def literal(value: str) -> str:
     """*value* as a quoted nginx argument that means exactly these characters (``add_header``
     and ``map`` values interpolate variables: a ``$`` becomes :data:`DOLLAR`)."""
     return q(value).replace("$", DOLLAR)
+
+
+def _env_line(always: bool, served: str, name: str, value: str, condition: EnvCondition,
+              source: Source, maps: HttpMaps, note: Note) -> str:
+    """``Header set NAME VALUE env=VAR`` where ``SetEnvIf HEADER PATTERN VAR`` alone sets
+    VAR: a map on the request header gives 1 when VAR is set, a map on the status and that
+    gives the value (nginx sends no header with an empty value).  nginx's ``$http_…`` is
+    the first of repeated request headers, Apache matches them joined with ", "."""
+    try:
+        regex = url_path(condition.pattern, condition.nocase)
+    except Untranslatable as exc:
+        note(condition.source, "SetEnvIf", f"{exc}: the Header {name} it decides is not "
+                                           "translated")
+        return ""
+    variable = "$http_" + condition.header.lower().replace("-", "_")
+    hit, miss = ("1", '""') if condition.present else ('""', "1")
+    is_set = maps.map(variable, [(f"~{regex}", hit)], miss)
+    statuses = "\\d{3}" if always else f"(?:{served})"
+    chosen = maps.map(f'"$status:{is_set}"', [(f"~^{statuses}:1\\z", literal(value))], '""')
+    return (f"add_header {name} {chosen} always;  # {source}: env="
+            f"{'' if condition.present else '!'}… of {condition.source} SetEnvIf "
+            f"{condition.header}")
 
 
 def _content_type_condition(expr: str) -> tuple[str, bool] | None:

@@ -164,6 +164,9 @@ class Renderer:
                *self.types.block([])] if self.types.overrides else []),
             '# Apache sends no Content-Type for a file of unknown type.',
             'default_type "";',
+            "# No compression but where AddOutputFilterByType DEFLATE is in force (Debian's",
+            "# nginx.conf turns gzip on for the whole http { }).",
+            "gzip off;",
         ]
         if self.php is not None:
             lines += ["", *self.php.server_lines()]
@@ -503,9 +506,37 @@ class Renderer:
         if settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
+        lines += self._gzip_lines(scope, settings)
         lines += expires_lines(settings, self.http, self._scope_note(scope))
         lines += header_lines(settings, self.http, self._scope_note(scope))
         return lines
+
+    def _gzip_lines(self, scope: Scope, settings: Settings) -> list[str]:
+        """``AddOutputFilterByType DEFLATE`` as ``gzip``: the same types (nginx matches a
+        type given with parameters — AddCharset's, AddType's — only whole, so those are
+        listed too), above 68 bytes (mod_deflate leaves a smaller answer alone), for
+        HTTP/1.0 and proxied requests too; ``Vary: Accept-Encoding`` as mod_deflate adds
+        it.  nginx also compresses a 403 and a 404 (mod_filter: only a 200): announced."""
+        types = list(settings.deflate_types)
+        if not types:
+            return []
+        given = [*(t for _, t in settings.types), *(t for _, t in settings.charset_types)]
+        whole = sorted({t for t in given if ";" in t
+                        and t.split(";", 1)[0].strip().lower() in types})
+        listed = [q(t) if " " in t or ";" in t else t
+                  for t in [*types, *whole] if t != "text/html"]
+        note = self._scope_note(scope)
+        note(settings.deflate_source, "AddOutputFilterByType", "nginx also compresses its "
+             "403 and 404 answers and sends Vary: Accept-Encoding with them (Apache only "
+             "with a 200)")
+        if "text/html" not in types:
+            note(settings.deflate_source, "AddOutputFilterByType", "nginx always compresses "
+                 "text/html too")
+        return [f"# {settings.deflate_source}: AddOutputFilterByType DEFLATE (mod_deflate: "
+                "a 200 of more than 68 bytes, HTTP/1.0 and proxied requests too)",
+                "gzip on;", f"gzip_types {' '.join(listed) or 'text/html'};",
+                "gzip_min_length 69;", "gzip_http_version 1.0;", "gzip_proxied any;",
+                "gzip_vary on;"]
 
 
 def _answers(line: str) -> bool:

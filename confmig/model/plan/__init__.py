@@ -7,6 +7,7 @@ from confmig.model.plan.build import PlanError, plan_config, plan_docroot, plan_
 from confmig.model.plan.types import (
     Access,
     BasicLogin,
+    EnvCondition,
     Expires,
     FilesScope,
     Header,
@@ -21,7 +22,7 @@ from confmig.model.plan.types import (
 )
 
 __all__ = [
-    "Access", "BasicLogin", "Expires", "FilesScope", "Header", "LoginEntry", "PlanError",
-    "PlanNote", "Redirect", "RewritePlan", "Scope", "Settings", "SitePlan", "Source",
+    "Access", "BasicLogin", "EnvCondition", "Expires", "FilesScope", "Header", "LoginEntry",
+    "PlanError", "PlanNote", "Redirect", "RewritePlan", "Scope", "Settings", "SitePlan", "Source",
     "plan_config", "plan_docroot", "plan_workspace",
 ]

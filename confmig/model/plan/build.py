@@ -22,6 +22,7 @@ from confmig.load import Workspace, load_path
 from confmig.load.accessfile import AccessState, check_access_file
 from confmig.model.access import access_status
 from confmig.model.authn import MAX_FILE_BYTES, logical_lines
+from confmig.model.env import SPECIAL_ATTRIBUTES
 from confmig.model.evaluate import Evaluation
 from confmig.model.handler import fifo_subdirectories
 from confmig.model.merge import (
@@ -39,6 +40,7 @@ from confmig.model.passwords import scheme
 from confmig.model.plan.types import (
     Access,
     BasicLogin,
+    EnvCondition,
     Expires,
     FilesScope,
     Header,
@@ -213,6 +215,9 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
                                       f"ignored by Apache ({message.strip()})", directory,
                                       changes_behaviour=False))
     settings = _settings(site, server, config, url, document_root, directory, notes)
+    deflate = _deflate(site, sections)
+    if deflate is not None:
+        settings = replace(settings, deflate_types=deflate[0], deflate_source=deflate[1])
     if settings.indexes:
         settings = _without_blocked_listing(site, server, directory, settings, notes)
     if settings.charset_types and not settings.force_type:
@@ -279,7 +284,7 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
         follow_symlinks=bool(opts & OPT_SYM_LINKS),
         slash=dir_conf.slash if dir_conf is not None and dir_conf.slash is not None else True,
         fallback=dir_conf.fallback if dir_conf is not None else None,
-        headers=_headers(config, server.protocol.strict),
+        headers=_headers(config, server),
         force_type=core.mime_type if core.mime_type != "none" else None,
         handler=core.handler if core.handler != "none" else None,
         default_charset=charset[1] if charset is not None and charset[0] else None,
@@ -288,6 +293,27 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
         handlers=tuple(sorted(handlers.items())),
         expires=_expires(config),
     )
+
+
+def _deflate(site: Site, sections: Sequence[ConfigSection]
+             ) -> tuple[tuple[str, ...], Source] | None:
+    """``AddOutputFilterByType DEFLATE`` in force (mod_filter with mod_deflate): the lines of
+    one section add up; a later section that has any replaces the earlier ones
+    (``filter_merge``: the child's ``BYTYPE:DEFLATE`` filter, with only its own types,
+    overlays the parent's).  Its provider matches the media type without parameters,
+    case-insensitively, and runs only for a 200 (``filter_harness``)."""
+    modules = site.state.modules
+    if not (modules.has_module("mod_filter") and modules.has_module("mod_deflate")):
+        return None
+    found: tuple[tuple[str, ...], Source] | None = None
+    for section in sections:
+        lines = [d for d in section.directives
+                 if d.lname == "addoutputfilterbytype" and len(d.args) >= 2
+                 and "deflate" in d.args[0].lower().split(";")]
+        if lines:
+            types = [t.lower() for d in lines for t in d.args[1:]]
+            found = (tuple(dict.fromkeys(types)), _source(lines[0]))
+    return found
 
 
 def _type_of(site: Site, server: VirtualServer, mime: MimeDir | None,
@@ -620,11 +646,56 @@ def _redirects(config: DirConfig) -> tuple[Redirect, ...]:
     return tuple(out)
 
 
-def _headers(config: DirConfig, strict: bool) -> tuple[Header, ...]:
+def _headers(config: DirConfig, server: VirtualServer) -> tuple[Header, ...]:
     conf = config.get("headers")
     if conf is None:
         return ()
-    return tuple(_header(e, strict) for e in (*conf.always, *conf.onsuccess))
+    out = []
+    for entry in (*conf.always, *conf.onsuccess):
+        header = _header(entry, server.protocol.strict)
+        if entry.env:
+            condition = _env_condition(config, server, entry.env)
+            if condition is not None:
+                header = replace(header, env_condition=condition)
+        out.append(header)
+    return tuple(out)
+
+
+def _env_condition(config: DirConfig, server: VirtualServer, clause: str
+                   ) -> EnvCondition | None:
+    """``env=VAR``/``env=!VAR`` as a condition on one request header: exactly one
+    ``SetEnvIf``/``SetEnvIfNoCase`` line of the directory sets VAR (whatever value), its
+    attribute is a request header (not a special attribute, a regex of names or a
+    variable), and nothing else — another SetEnvIf, the server's, SetEnv/UnsetEnv, a
+    RewriteRule's ``[E=]`` — sets or unsets VAR or a variable named like the header (which
+    Apache would match when the header is not there).  None otherwise."""
+    name = clause.lstrip("!")
+    setenvif = config.get("setenvif")
+    entries = list(setenvif.entries) if setenvif is not None else []
+    early = server.early_setenvif
+    touching = [e for e in [*entries, *(early.entries if early is not None else ())]
+                if any(n == name for n, _ in e.assignments)]
+    if len(touching) != 1:
+        return None
+    entry = touching[0]
+    if entry.expr is not None or entry.regex is None or entry.early \
+            or entry not in entries or entry.key in SPECIAL_ATTRIBUTES \
+            or re.fullmatch(r"[A-Za-z0-9-]+", entry.attribute) is None \
+            or any(v is None for n, v in entry.assignments if n == name) \
+            or entry.directive.lname.startswith("browsermatch"):
+        return None
+    if any(n.lower() == entry.key for e in entries for n, _ in e.assignments):
+        return None
+    env = config.get("env")
+    if env is not None and (name in env.set or name in env.unset):
+        return None
+    rw = config.get("rewrite")
+    if rw is not None and any(flag.lstrip("!").split(":", 1)[0] == name
+                              for rule in rw.rules for flag in rule.env):
+        return None
+    nocase = entry.directive.lname.endswith("nocase")
+    return EnvCondition(entry.attribute, entry.regex.source, nocase,
+                        not clause.startswith("!"), _source(entry.directive))
 
 
 def _header(entry: HeaderEntry, strict: bool) -> Header:
@@ -664,6 +735,9 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
                                       "header to scripts as HTTP_AUTHORIZATION (nginx's "
                                       "fastcgi_params pass it themselves)", directory,
                                       changes_behaviour=False))
+            elif node.lname == "addoutputfilterbytype" and node.args and all(
+                    f.lower() == "deflate" for f in node.args[0].split(";")):
+                continue  # Settings.deflate_types
             elif node.lname in COSMETIC:
                 notes.append(PlanNote(_source(node), node.name, "only changes the server's "
                                       "own error pages (left out)", directory,

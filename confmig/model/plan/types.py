@@ -117,6 +117,19 @@ class Redirect:
 
 
 @dataclass(frozen=True)
+class EnvCondition:
+    """A ``Header … env=VAR`` condition stated on the request alone: VAR is set exactly when
+    the request header ``header`` matches ``pattern`` (``SetEnvIf``: Apache's regex,
+    searched; a header that is not there is matched as the empty string)."""
+
+    header: str
+    pattern: str
+    nocase: bool
+    present: bool  # env=VAR (the header is sent when it matches); env=!VAR: when it does not
+    source: Source  # the SetEnvIf line
+
+
+@dataclass(frozen=True)
 class Header:
     """One mod_headers entry in force, in Apache's order (``always`` first, then
     ``onsuccess`` — as ``err_headers_out`` precedes ``headers_out``)."""
@@ -130,6 +143,9 @@ class Header:
     #: Apache's complaint (``check_headers``: a name that is not a token, a control character
     #: in the value): a response that would carry this header is a 500 instead.
     refused: str = ""
+    #: ``env=``: the condition on the request when the model can state it (None: none, or
+    #: the variable depends on more than one request header)
+    env_condition: EnvCondition | None = None
 
     @property
     def always(self) -> bool:
@@ -170,6 +186,10 @@ class Settings:
     #: file whose only extension it is, charset included (the model's mod_mime)
     charset_types: tuple[tuple[str, str], ...] = ()
     handlers: tuple[tuple[str, str], ...] = ()  # AddHandler
+    #: mod_deflate through mod_filter's ``AddOutputFilterByType DEFLATE``: the media types
+    #: (lower case) whose 200 answers Apache compresses for a client that accepts gzip
+    deflate_types: tuple[str, ...] = ()
+    deflate_source: Source | None = None
     expires: Expires | None = None
 
 
