@@ -144,6 +144,5 @@ def fast_main(argv: Sequence[str]) -> int | None:
     except ReadLimitError as exc:  # input beyond confmig's own limits: file:line, exit 2
         err.print(f"error: {exc}", markup=False, highlight=False)
         return 2
-    except KeyboardInterrupt:
-        err.print("interrupted")
+    except KeyboardInterrupt:  # (as typer ends a command on ^C: status 130, nothing said)
         return 130
