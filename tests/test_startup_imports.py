@@ -55,11 +55,12 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
     # command line is parsed without typer (confmig.lint.command); the request model is for
     # a docroot or a server config (SEC002, SEC011), not one .htaccess file; the Apache
     # facts are read without importlib.resources (and its zipfile), settings without tomllib
-    # when there is no settings file, and difflib is for a misspelt directive
+    # when there is no settings file, difflib is for a misspelt directive, traceback for a
+    # rule that raised, pkgutil for listing every module of the rules package
     assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
                           "confmig.cli", "confmig.model.evaluate",
                           "confmig.model.site_builder", "importlib.resources", "zipfile",
-                          "tomllib", "difflib")) == []
+                          "tomllib", "difflib", "traceback", "pkgutil")) == []
 
 
 def test_a_lint_command_line_typer_must_parse_builds_the_app(tmp_path: Path,

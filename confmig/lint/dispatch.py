@@ -7,7 +7,6 @@ A rule that raises does not end the run: it becomes an internal-error finding
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -20,6 +19,8 @@ INTERNAL_CODE = "LINT000"
 
 
 def internal_error(rule: Rule, path: str, exc: BaseException) -> Finding:
+    import traceback  # (only for a rule that raised)
+
     frame = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
     where = f" at {Path(frame.filename).name}:{frame.lineno}" if frame else ""
     return Finding(INTERNAL_CODE, f"internal error in rule {rule.code} ({rule.name}): "
