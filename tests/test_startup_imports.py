@@ -51,13 +51,14 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
         tmp_path: Path, htaccess: Path) -> None:
     names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
     assert "confmig.lint.engine" in names
-    # Lark is for files with an ap_expr (<If>, Require expr, Header … expr=…); a plain lint
+    # The expression model and Lark are for files with an ap_expr (<If>, Require expr,
+    # Header … expr=…: the next test); a plain lint
     # command line is parsed without typer (confmig.lint.command); the request model is for
     # a docroot or a server config (SEC002, SEC011), not one .htaccess file; the Apache
     # facts are read without importlib.resources (and its zipfile), settings without tomllib
     # when there is no settings file, difflib is for a misspelt directive, traceback for a
     # rule that raised, pkgutil for listing every module of the rules package
-    assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
+    assert loaded(names, (*NEVER, "lark", "confmig.model.expr", "typer", "click",
                           "confmig.cli", "confmig.model.evaluate",
                           "confmig.model.site_builder", "importlib.resources", "zipfile",
                           "tomllib", "difflib", "traceback", "pkgutil")) == []

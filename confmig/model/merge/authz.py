@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from confmig.model.expr import ExprError, parse_cached
 from confmig.model.merge.handlers import METHODS, handles, on_off, takes
 from confmig.model.netmatch import ip_subnet
 from confmig.syntax import Directive, Node
@@ -127,6 +126,9 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
         if not words[1:] or unknown:
             return f"Unknown method '{unknown[0] if unknown else ''}'"
     if provider == "expr":
+        # (the expression model is loaded for a configuration that has an expression)
+        from confmig.model.expr import ExprError, parse_cached
+
         text = require_expr_text(args)
         try:
             parse_cached(text, restricted=b.restricted)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from confmig.model.expr import ExprError, parse_cached, parse_string_cached
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge.handlers import handles
 from confmig.syntax import Directive
@@ -126,6 +125,9 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
                         "the form env=envar ")
             env = clause[4:]
         elif low.startswith("expr="):
+            # (the expression model is loaded for a configuration that has an expression)
+            from confmig.model.expr import ExprError, parse_cached
+
             expr = clause[5:]
             try:
                 parse_cached(expr, restricted=b.restricted)
@@ -138,6 +140,8 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     formatted = subs if action in ("edit", "edit*") else value
     if action not in ("unset", "echo") and formatted is not None:
         if formatted.startswith("expr="):
+            from confmig.model.expr import ExprError, parse_string_cached
+
             try:
                 value_expr = parse_string_cached(formatted[5:], restricted=b.restricted)
             except ExprError as exc:

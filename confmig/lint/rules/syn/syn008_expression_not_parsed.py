@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.model.expr import ExprError, parse_cached, parse_string_cached
 from confmig.model.merge.authz import require_expr_text
 from confmig.syntax import Directive, Section
 from confmig.syntax.words import first_word
@@ -48,7 +47,13 @@ class ExpressionNotParsed(Rule):
 
     def check_directive(self, d: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterator[Finding]:
-        for what, text, is_string in _expressions(d):
+        found = list(_expressions(d))
+        if not found:
+            return
+        # (the expression model is loaded for a file that has an expression)
+        from confmig.model.expr import ExprError, parse_cached, parse_string_cached
+
+        for what, text, is_string in found:
             try:
                 if is_string:
                     parse_string_cached(text, restricted=ctx.is_htaccess)
