@@ -285,3 +285,18 @@ def test_rewrite_maps(apache_binary: object, nginx_binary: object) -> None:
         assert "RewriteMap low (int:) has no nginx form" in notes[0].reason
     finally:
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_a_rewrite_to_the_file_itself_as_apache_compares_it(
+        site: Site, apache_binary: object, nginx_binary: object) -> None:
+    """Apache makes no internal redirect when the rewritten *filesystem path* is the one the
+    request maps to: a relative substitution is the directory's path plus it (RewriteBase
+    only makes the redirect's URL), and a URL-path is never that file — Apache redirects to
+    it and, when the rule matches again, loops until its 500."""
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^x$ /x [L]\n"
+                              "RewriteRule ^u$ %{REQUEST_URI} [L]\n",
+                 "x": "x\n", "u": "u\n", "y": "root y\n", "sub/y": "sub y\n",
+                 "sub/.htaccess": "RewriteEngine On\nRewriteBase /\nRewriteRule ^(y)$ $1 [L]\n"})
+    _same(root, [("/x", {}, 500), ("/u", {}, 500), ("/sub/y", {}, 200)])
+    with both(root) as pair:
+        assert pair.ask("/sub/y")[1].body == b"sub y\n"

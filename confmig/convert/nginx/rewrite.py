@@ -505,12 +505,12 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
     lines.append(f'set $confmig_p{number} "";')
     lines.append(f'set {to} "";')
     also = "".join(f" {line}" for line in (lookups.sets if lookups else []))
-    also += "" if rule.negate else f" set {to} {q(target)};"
+    also += "" if rule.negate or target is None else f" set {to} {q(target)};"
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
     ones = "1" * (len(checks) + 1)
-    if not rule.negate:
+    if not rule.negate and target is not None:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
     if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
         lines += alias.answer(ones, flag)
@@ -528,13 +528,18 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
 
 
 def _target_var(plan: RewritePlan, rule: Rule, number: str, saved: dict[int, str],
-                lookups: Lookups | None = None) -> tuple[str, str]:
-    """The variable and value of an internal rewrite's target path (to compare with $uri)."""
+                lookups: Lookups | None = None) -> tuple[str, str | None]:
+    """The variable and value of an internal rewrite's target as the URL of the file Apache
+    compares with the one the request maps to ("initial URL equal rewritten URL": no
+    internal redirect).  Apache compares filesystem paths: a relative substitution is the
+    directory's path plus it — whatever RewriteBase says, which only makes the URL of the
+    internal redirect — and a URL-path (``/x``, ``%{REQUEST_URI}``) is never the file
+    (None: no comparison; Apache redirects, and loops when the rule matches again)."""
     path, _has_query, _query = _split_query(rule.substitution)
     target = _template(tokenize(path), saved, lookups)
-    if not target.startswith("/"):
-        target = plan.relative_to + target
-    return f"$confmig_to{number}", target
+    if not _relative(path):
+        return f"$confmig_to{number}", None
+    return f"$confmig_to{number}", plan.strip + target
 
 
 def _rewrite_any(action: str) -> str:
@@ -712,7 +717,7 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
         has_query = True
     target = _template(tokenize(path), saved, out.lookups)
     absolute = target.startswith(("http://", "https://"))
-    if not absolute and not target.startswith("/"):
+    if not absolute and _relative(path):
         if (rule.redirect and plan.base is None
                 and "IgnoreContextInfo" not in plan.options):
             # Apache's quirk: without RewriteBase, a relative [R] target is prefixed with
