@@ -158,7 +158,7 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     if request.write:
         report = rewrite_in_place(result.files)
         outcome.written, outcome.backups = report.written, report.backups
-    elif request.output is not None and request.output.is_dir():
+    elif request.output is not None and request.output.is_dir() and _plain_names(result):
         outcome.written += write_into(request.output, result, request.force,
                                       read_files(request, result))
     elif request.output is not None:
@@ -167,14 +167,18 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     return outcome
 
 
+def _plain_names(result: ConversionResult) -> bool:
+    """The conversion's ``files`` are names for a directory (nginx: one per virtual host),
+    not the paths of the files it rewrites (httpd): then ``-o DIR`` writes them."""
+    return bool(result.files) and not any("/" in name or name in (".", "..")
+                                          for name in result.files)
+
+
 def write_into(directory: Path, result: ConversionResult, force: bool,
                inputs: list[str]) -> list[Path]:
     """``-o DIR``: each of ``result.files`` (plain names: one per virtual host for nginx) as
     a file in *directory*, every one checked before the first is written (a refusal writes
     nothing), each written atomically."""
-    if not result.files or any("/" in name or name in (".", "..") for name in result.files):
-        raise ConvertError(f"-o {directory}: a directory; this conversion writes one text "
-                           "(give -o FILE)")
     targets = [(directory / name, text) for name, text in sorted(result.files.items())]
     for path, _ in targets:
         check_output(path, force=force, inputs=inputs)
