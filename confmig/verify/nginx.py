@@ -217,7 +217,7 @@ def prepare(request: VerifyRequest) -> Setup:
     if php is not None:
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
-        probes = php_probes(site)
+        probes += php_probes(site)
     return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
                  probes=probes)
 

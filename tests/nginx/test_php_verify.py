@@ -110,6 +110,19 @@ def test_what_the_script_sees(apache_binary: object, nginx_binary: object,
             assert "REDIRECT_STATUS" not in direct  # DirectoryIndex is no redirect for Apache
 
 
+def test_php_probes_come_with_the_others(apache_binary: object, nginx_binary: object,
+                                         php_fpm_binary: Path) -> None:
+    """--php-fpm adds its requests to the target's own (gzip, logins), not instead of them."""
+    root = make_docroot(files={".htaccess": "AddOutputFilterByType DEFLATE text/html\n",
+                               "index.html": "<p>x</p>\n" * 50, "index.php": "<?php\n"})
+    try:
+        setup = prepare(VerifyRequest(target="nginx", docroot=root, php_fpm=True))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert any(("Accept-Encoding", "gzip") in p.headers for p in setup.probes)
+    assert any(p.why.startswith("PHP") for p in setup.probes)
+
+
 @pytest.mark.parametrize(("param", "wrong"), [
     # nginx's classic PATH_INFO mistake: try_files has changed $uri by then (trac #321)
     ("PATH_INFO", "$fastcgi_path_info if_not_empty"),
@@ -126,6 +139,23 @@ def test_a_wrong_fastcgi_param_fails(param: str, wrong: str, monkeypatch: pytest
     bodies = [d for d in report.differing if not d.announced
               and any(f.field == "body" for f in d.diffs)]
     assert bodies, report.summary()
+
+
+def test_every_corpus_htaccess_with_php_fpm(apache_binary: object, nginx_binary: object,
+                                            php_fpm_binary: Path) -> None:
+    """The site of tests/nginx/test_verify_nginx.py (a directory per corpus file), every
+    script handed to php-fpm on both sides."""
+    from tests.verify.sites import corpus_site
+
+    root, used = corpus_site()
+    try:
+        report = verify(VerifyRequest(target="nginx", docroot=root, php_fpm=True,
+                                      max_requests=4000, timeout=600))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    assert len(used) >= 30
+    assert report.exit_code == 0, report.summary()
+    assert report.sent >= 2000, report.summary()
 
 
 def test_every_corpus_htaccess_as_vhosts_with_php_fpm(apache_binary: object,
