@@ -97,6 +97,9 @@ def test_the_standard_bench_tree_verifies_for_nginx(tmp_path: Path, apache_binar
     level): the nginx target answers every checked URL like the baseline, as the bench
     compares them (before, every ``.bar`` lacked its charset and nginx was not measured)."""
     tree = generate_tree(TreeSpec(10, 4, "every"))
+    # nothing of it is left untranslated (AddHandler default-handler sends the file, as nginx)
+    converted = CliRunner().invoke(app, ["convert", "--to", "nginx", str(tree.docroot)])
+    assert converted.exit_code == 0, converted.stderr
     ctx = TargetContext(tree.docroot, "event", None, tmp_path, wsgi_workers=1, wsgi_threads=1)
     baseline, target = ApacheHtaccessTarget(ctx), NginxTarget(ctx)
     try:

@@ -495,6 +495,8 @@ class Renderer:
                 lines += [f"# {what} (nginx's types {{ }} replaces the inherited map: all of "
                           "it again)", *self.types.block(sorted(typed.items()))]
         for ext, handler in settings.handlers:
+            if handler.lower() == "default-handler":
+                continue  # Apache's own file handler: the file is sent, as nginx sends it
             if self.php is not None and ext.lower() == "php" and is_php_handler(handler):
                 continue  # --php-fpm: .php goes to php-fpm
             self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "

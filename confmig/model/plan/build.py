@@ -735,6 +735,9 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
                                       "header to scripts as HTTP_AUTHORIZATION (nginx's "
                                       "fastcgi_params pass it themselves)", directory,
                                       changes_behaviour=False))
+            elif node.lname == "addhandler" and node.args \
+                    and node.args[0].lower() == "default-handler":
+                continue  # Apache's own file handler: the file is sent as it is
             elif node.lname == "addoutputfilterbytype" and node.args and all(
                     f.lower() == "deflate" for f in node.args[0].split(";")):
                 continue  # Settings.deflate_types
