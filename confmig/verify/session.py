@@ -31,7 +31,7 @@ from confmig.verify.logprobes import log_probes
 from confmig.verify.probes import Probe, ProbeFileError, Site, generate, read_requests
 from confmig.verify.report import ProbeResult, VerifyReport
 from confmig.verify.runconfig import HIDDEN_ACCESS_FILE, runnable
-from confmig.verify.targets import ApacheTarget, Target, TargetUnavailable, unavailable
+from confmig.verify.targets import ApacheTarget, Target, planned_message
 
 REQUEST_TIMEOUT = 10.0
 Progress = Callable[[int, int], None]
@@ -86,7 +86,7 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
     if converter is None or converter.planned or (converter.verify is None
                                                   and converter.name != "httpd"):
         if converter is not None and converter.name in converters.names():
-            raise VerifyError(str(unavailable(request.target)))
+            raise VerifyError(planned_message(request.target))
         raise VerifyError(f"unknown target {request.target!r}")
     if request.docroot is None and request.config is None:
         raise VerifyError("give a DOCROOT, or --config httpd.conf")
@@ -99,7 +99,7 @@ def verify(request: VerifyRequest, on_progress: Progress | None = None) -> Verif
         if request.log is not None:
             requests += log_probes(request.log, setup.sites[0] if setup.sites else None)
         requests = [*setup.probes, *requests]
-    except (ConvertError, ServerError, ProbeFileError, TargetUnavailable) as exc:
+    except (ConvertError, ServerError, ProbeFileError) as exc:
         raise VerifyError(str(exc)) from exc
     # One budget for everything after the conversion: generating the probes (at most half
     # of it, so that some are sent), starting the servers and sending them.
