@@ -42,7 +42,7 @@ from confmig.servers.gunicorn import MODULE_NAME, GunicornServer
 from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
 from confmig.verify.nginx import APACHE_PAGES, HARNESS_PRELUDE
-from confmig.verify.probes import Site
+from confmig.verify.probes import ProbeSite
 from confmig.verify.targets import ApacheTarget, Target
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def prepare(request: VerifyRequest) -> Setup:
     original = ApacheTarget("original", docroot=docroot, allow_override="All",
                             binary=apache, defines=request.defines,
                             extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
-    site = Site(docroot, conversion.plan.document_root, state=env.state)
+    site = ProbeSite(docroot, conversion.plan.document_root, state=env.state)
     return Setup(conversion.result, original, _converted(request, conversion, apache), [site],
                  compare=flask_differences)
 
@@ -176,7 +176,7 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary) -> Setup:
                             modules=available_modules(apache, env.server_module_names()),
                             env=dict(loaded.state.environ or {}))  # envvars, as read
     plan = conversion.plan
-    site = Site(Path(plan.document_root), plan.document_root, plan.server_name,
+    site = ProbeSite(Path(plan.document_root), plan.document_root, plan.server_name,
                 state=env.state)
     return Setup(conversion.result, original, _converted(request, conversion, apache), [site],
                  compare=flask_differences)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from confmig.replay.logs import BadLine, read_requests
-from confmig.verify.probes import Probe, Site
+from confmig.verify.probes import Probe, ProbeSite
 
 
-def log_probes(path: Path, site: Site | None) -> list[Probe]:
+def log_probes(path: Path, site: ProbeSite | None) -> list[Probe]:
     """One probe per request line of *path* (bad lines skipped); ``why`` is ``FILE:LINE``."""
     probes = []
     for item in read_requests(path):

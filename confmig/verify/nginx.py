@@ -50,7 +50,7 @@ from confmig.servers.net import LOOPBACK
 from confmig.servers.phpfpm import PhpFpmServer
 from confmig.servers.under_test import ManagedUnderTest
 from confmig.verify.compare import FieldDiff, Observed, differences
-from confmig.verify.probes import Probe, Site
+from confmig.verify.probes import Probe, ProbeSite
 from confmig.verify.targets import ApacheTarget
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def php_side(docroots: list[Path]) -> PhpSide:
         "CONFMIG_DOCROOTS": ":".join(str(d) for d in docroots)}), port)
 
 
-def php_probes(site: Site) -> list[Probe]:
+def php_probes(site: ProbeSite) -> list[Probe]:
     """For each script of the site (the first :data:`PHP_PROBE_FILES`): with PATH_INFO
     (encoded), with a query and with credentials; and a missing page with both (a front
     controller's REDIRECT_* variables)."""
@@ -211,7 +211,7 @@ def prepare(request: VerifyRequest) -> Setup:
     converted: ServerUnderTest = NginxTarget(
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))
-    site = Site(docroot, conversion.plan.document_root, state=env.state)
+    site = ProbeSite(docroot, conversion.plan.document_root, state=env.state)
     probes = [*login_probes(site, conversion.plan, request.logins),
               *gzip_probes(site, conversion.plan)]
     if php is not None:
@@ -227,7 +227,7 @@ LOGIN_PROBE_FILES = 3
 WRONG_PASSWORD = "confmig-wrong-password"
 
 
-def login_probes(site: Site, plan: SitePlan, logins: Sequence[str]) -> list[Probe]:
+def login_probes(site: ProbeSite, plan: SitePlan, logins: Sequence[str]) -> list[Probe]:
     """For each directory that asks for a login: its URL, a few of its files and a miss,
     with each ``--user NAME:PASSWORD``, with a wrong password for the first two users of its
     password file and for an unknown user (the answers without one are generated anyway)."""
@@ -258,7 +258,7 @@ def login_probes(site: Site, plan: SitePlan, logins: Sequence[str]) -> list[Prob
 GZIP_PROBE_FILES = 6
 
 
-def gzip_probes(site: Site, plan: SitePlan) -> list[Probe]:
+def gzip_probes(site: ProbeSite, plan: SitePlan) -> list[Probe]:
     """For each directory whose answers Apache compresses: its URL, its first files and a
     miss, asked with ``Accept-Encoding: gzip``."""
     out: list[Probe] = []
@@ -315,7 +315,7 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     servers = "".join(c.output.server for c in conversion.conversions)
     converted: ServerUnderTest = NginxTarget("converted", "", conversion.http + servers, None,
                                              binary=nginx, port=port)
-    sites = [Site(Path(c.plan.document_root), c.plan.document_root, c.plan.server_name,
+    sites = [ProbeSite(Path(c.plan.document_root), c.plan.document_root, c.plan.server_name,
                   state=env.state) for c in conversion.conversions]
     probes: list[Probe] = []
     if php is not None:

@@ -65,7 +65,7 @@ class Probe:
 
 
 @dataclass
-class Site:
+class ProbeSite:
     """One document root to probe: on disk, as the server names it, and the Host to send."""
 
     root: Path
@@ -121,7 +121,7 @@ class ProbeFileError(ValueError):
     """A line of ``--requests FILE`` that cannot be read (message starts with file:line)."""
 
 
-def generate(sites: list[Site], requests: list[Probe], max_requests: int,
+def generate(sites: list[ProbeSite], requests: list[Probe], max_requests: int,
              deadline: float | None = None) -> ProbeSet:
     """The bounded, deterministic probe list: the user's requests first, then for each site
     its files, then the patterns of its access files.
@@ -153,7 +153,7 @@ def generate(sites: list[Site], requests: list[Probe], max_requests: int,
     return result
 
 
-def read_requests(path: Path, site: Site | None) -> list[Probe]:
+def read_requests(path: Path, site: ProbeSite | None) -> list[Probe]:
     """``--requests FILE``: ``[METHOD] PATH [| Name: value]...``; ``#`` comments."""
     out = []
     try:
@@ -189,7 +189,7 @@ def read_requests(path: Path, site: Site | None) -> list[Probe]:
 
 # -- per site ------------------------------------------------------------------------------
 
-def _site_probes(site: Site) -> Iterator[Probe]:
+def _site_probes(site: ProbeSite) -> Iterator[Probe]:
     yield from _filesystem(site)
     for access in collect_access_files(site.root, site.walk_root, site.access_names).files:
         loaded = load_htaccess(access.path, site.state)
@@ -215,12 +215,12 @@ def _subdirectories(directory: Path, limit: int = 8, depth: int = 3) -> list[str
     return out[:limit]
 
 
-def _probe(site: Site, target: str, why: str, method: str = "GET",
+def _probe(site: ProbeSite, target: str, why: str, method: str = "GET",
            headers: Iterable[tuple[str, str]] = ()) -> Probe:
     return Probe(target, method, site.headers(headers), why, site.directory_of(target))
 
 
-def _filesystem(site: Site) -> Iterator[Probe]:
+def _filesystem(site: ProbeSite) -> Iterator[Probe]:
     count = 0
     for current, dirs, files in os.walk(site.root):
         dirs.sort()
@@ -241,7 +241,7 @@ def _filesystem(site: Site) -> Iterator[Probe]:
                 return
 
 
-def _patterns(site: Site, prefix: str, directory: str, nodes: list[Node],
+def _patterns(site: ProbeSite, prefix: str, directory: str, nodes: list[Node],
               subdirs: list[str]) -> Iterator[Probe]:
     directives = [n for n in _walk(nodes) if isinstance(n, Directive)]
     config = RewriteConfig.from_directives(directives, "directory", directory)
@@ -256,7 +256,7 @@ def _patterns(site: Site, prefix: str, directory: str, nodes: list[Node],
             yield from _files_section(site, prefix, node)
 
 
-def _rule_probes(site: Site, prefix: str, rule: Rule, subdirs: list[str]) -> Iterator[Probe]:
+def _rule_probes(site: ProbeSite, prefix: str, rule: Rule, subdirs: list[str]) -> Iterator[Probe]:
     pattern = rule.pattern
     matches, misses = samples(pattern, rule.nocase, 4)
     if rule.negate:
@@ -279,7 +279,7 @@ def _rule_probes(site: Site, prefix: str, rule: Rule, subdirs: list[str]) -> Ite
         yield from _condition_probes(site, first, cond)
 
 
-def _condition_probes(site: Site, url: str, cond: Condition) -> Iterator[Probe]:
+def _condition_probes(site: ProbeSite, url: str, cond: Condition) -> Iterator[Probe]:
     if cond.kind != "regex":
         return
     test, pattern, nocase = cond.test, cond.pattern, cond.nocase
@@ -313,7 +313,7 @@ def _condition_probes(site: Site, url: str, cond: Condition) -> Iterator[Probe]:
                     yield _probe(site, url, why, headers=[(name, value)])
 
 
-def _redirect_match(site: Site, node: Directive) -> Iterator[Probe]:
+def _redirect_match(site: ProbeSite, node: Directive) -> Iterator[Probe]:
     args = node.args
     pattern = args[1] if len(args) >= 3 or (len(args) == 2 and _is_status(args[0])) else \
         (args[0] if args else "")
@@ -323,7 +323,7 @@ def _redirect_match(site: Site, node: Directive) -> Iterator[Probe]:
                      f"RedirectMatch {pattern}")
 
 
-def _redirect(site: Site, node: Directive) -> Iterator[Probe]:
+def _redirect(site: ProbeSite, node: Directive) -> Iterator[Probe]:
     args = [a for a in node.args if not _is_status(a)]
     if args and args[0].startswith("/"):
         path = args[0]
@@ -331,7 +331,7 @@ def _redirect(site: Site, node: Directive) -> Iterator[Probe]:
             yield _probe(site, quote(target), f"Redirect {path}")
 
 
-def _files_section(site: Site, prefix: str, node: Section) -> Iterator[Probe]:
+def _files_section(site: ProbeSite, prefix: str, node: Section) -> Iterator[Probe]:
     args = node.args
     regex = node.lname == "filesmatch" or (args[:1] == ["~"])
     pattern = args[-1] if args else ""

@@ -28,7 +28,7 @@ from confmig.convert.result import ConversionResult
 from confmig.servers import ApacheBinary, ServerError, find_apache, http_get
 from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
 from confmig.verify.logprobes import log_probes
-from confmig.verify.probes import Probe, ProbeFileError, Site, generate, read_requests
+from confmig.verify.probes import Probe, ProbeFileError, ProbeSite, generate, read_requests
 from confmig.verify.report import ProbeResult, VerifyReport
 from confmig.verify.runconfig import HIDDEN_ACCESS_FILE, runnable
 from confmig.verify.targets import ApacheTarget, Target, planned_message
@@ -71,7 +71,7 @@ class Setup:
     conversion: ConversionResult
     original: Target
     converted: Target
-    sites: list[Site]
+    sites: list[ProbeSite]
     #: How two answers are compared (a target whose server writes its own pages differently
     #: brings its own: confmig.verify.nginx).
     compare: Callable[[Observed, Observed], list[FieldDiff]] = differences
@@ -139,7 +139,7 @@ def _docroot_setup(docroot: Path, options: Options, binary: ApacheBinary) -> Set
     converted = ApacheTarget(
         "converted", docroot=docroot, allow_override="All",
         extra_config=conversion.text + f"\nAccessFileName {HIDDEN_ACCESS_FILE}\n", **common)
-    site = Site(docroot, conversion.docroots[0], state=env.state)
+    site = ProbeSite(docroot, conversion.docroots[0], state=env.state)
     return Setup(conversion, original, converted, [site])
 
 
@@ -161,7 +161,7 @@ def _config_setup(config: Path, docroot: Path | None, options: Options,
         raise ConvertError(f"{config}: {exc}") from exc
     original = ApacheTarget("original", server_config=original_conf, **common)
     converted = ApacheTarget("converted", server_config=converted_conf, **common)
-    sites = [Site(Path(s.root), s.root, s.host, s.access_names, env.state)
+    sites = [ProbeSite(Path(s.root), s.root, s.host, s.access_names, env.state)
              for s in config_sites(loaded, docroot)]
     return Setup(conversion, original, converted, sites)
 

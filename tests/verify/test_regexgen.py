@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from confmig.model.rewrite.regex import Regex
-from confmig.verify.probes import Site, generate
+from confmig.verify.probes import ProbeSite, generate
 from confmig.verify.regexgen import MAX_LENGTH, PATH_ALPHABET, samples
 from confmig.verify.strgen import MAX_DEPTH, strings
 
@@ -53,7 +53,7 @@ def test_any_pattern_is_bounded(pattern: str) -> None:
 def test_generation_stops_at_the_deadline(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / ".htaccess").write_text("RewriteEngine On\nRewriteRule ^x$ - [F]\n")
-    site = Site(tmp_path, str(tmp_path))
+    site = ProbeSite(tmp_path, str(tmp_path))
     assert not generate([site], [], 100).out_of_time
     late = generate([site], [], 100, deadline=time.monotonic() - 1)
     assert late.out_of_time and late.probes == []
