@@ -111,3 +111,14 @@ def test_h5bp_cors_images(site: object, apache_binary: object, nginx_binary: obj
         for headers in REQUESTS:
             a, b = pair.ask("/a.png", headers)
             assert a.headers.get(NAMES[0]) == b.headers.get(NAMES[0]), headers
+
+
+def test_what_a_files_section_holds_is_not_dropped_silently(site: object) -> None:
+    """A directive the plan does not carry inside this directory's <FilesMatch> is a note
+    (before, only the access file's top level was looked at)."""
+    root = site({"a.png": "png\n", ".htaccess":  # type: ignore[operator]
+                 '<FilesMatch "\\.png$">\nSetEnvIf Origin ":" V\nRequestHeader set X 1\n'
+                 "</FilesMatch>\n"})
+    plan = plan_docroot(root)
+    assert {n.directive for n in plan.notes if n.changes_behaviour} == {"SetEnvIf",
+                                                                         "RequestHeader"}

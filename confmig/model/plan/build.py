@@ -214,6 +214,9 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
                 notes.append(PlanNote(_source(node), getattr(node, "name", ""),
                                       f"ignored by Apache ({message.strip()})", directory,
                                       changes_behaviour=False))
+    for files in config["core"].files:  # this directory's own <Files>/<FilesMatch> too
+        if os.path.dirname(files.file) == directory:
+            _note_unexpressed(files.directives, directory, notes)
     settings = _settings(site, server, config, url, document_root, directory, notes)
     deflate = _deflate(site, sections)
     if deflate is not None:
