@@ -392,7 +392,8 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         except OSError as exc:
             result.errors.append(f"{path}: cannot read: {exc.strerror or exc}")
             continue
-        plan.key = _file_key(plan)
+        if cache_on:  # the cache's key: without a cache nothing asks for it
+            plan.key = _file_key(plan)
         plans.append(plan)
         result.files.append(path)
         if b"confmig:" in plan.data:
@@ -410,7 +411,7 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
             misses.append(plan)
     result.cached += len(plans) - len(misses)
     tree_rules = rules.has_tree_rules
-    tree_key = digest(*(p.path + ":" + p.key for p in plans)) if tree_rules else ""
+    tree_key = digest(*(p.path + ":" + p.key for p in plans)) if cache and tree_rules else ""
     tree_findings = cache.get_tree(tree_key) if cache and tree_rules else None
     run_tree = tree_rules and tree_findings is None
     lint_plans(env, rules, misses, summarize=run_tree, jobs=jobs)
