@@ -11,8 +11,8 @@ import pytest
 
 from confmig.servers import (
     ApacheServer,
-    Headers,
     NginxServer,
+    ResponseHeaders,
     ServerConfigError,
     ServerNotFound,
     apache_config_test,
@@ -63,7 +63,7 @@ def test_free_port_is_bindable_on_loopback() -> None:
 
 
 def test_headers_are_case_insensitive_and_keep_repeats() -> None:
-    headers = Headers(
+    headers = ResponseHeaders(
         [("Set-Cookie", "a=1"), ("Content-Type", "text/plain"), ("set-cookie", "b=2")]
     )
     assert headers["content-type"] == "text/plain"

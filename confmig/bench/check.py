@@ -13,7 +13,7 @@ import http.client
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from confmig.servers import Headers, Response, http_get
+from confmig.servers import Response, ResponseHeaders, http_get
 from confmig.servers.net import LOOPBACK
 from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
 
@@ -92,12 +92,12 @@ def fetch_streamed(port: int, path: str, timeout: float = 60.0) -> Observed:
         resp = conn.getresponse()
         head = resp.read(STREAM_ABOVE_BYTES + 1)
         if len(head) <= STREAM_ABOVE_BYTES:
-            return observe(Response(resp.status, resp.reason, Headers(resp.getheaders()),
+            return observe(Response(resp.status, resp.reason, ResponseHeaders(resp.getheaders()),
                                     head), port)
         digest = hashlib.sha256(head)
         while chunk := resp.read(CHUNK_BYTES):
             digest.update(chunk)
-        shape = observe(Response(resp.status, resp.reason, Headers(resp.getheaders()),
+        shape = observe(Response(resp.status, resp.reason, ResponseHeaders(resp.getheaders()),
                                  head[:4096]), port)
         return replace(shape, body_sha256=digest.hexdigest())
     finally:

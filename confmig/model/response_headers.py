@@ -4,7 +4,7 @@
 order.  Without conditions on the request, the result is memoised per merged configuration.
 
 Several Set-Cookie lines are joined with ``", "`` in the one value, as
-:class:`confmig.servers.net.Headers` shows a repeated field."""
+:class:`confmig.servers.net.ResponseHeaders` shows a repeated field."""
 
 from __future__ import annotations
 

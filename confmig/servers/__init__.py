@@ -25,7 +25,14 @@ from confmig.servers.errors import (
     ServerNotFound,
     ServerStartError,
 )
-from confmig.servers.net import Headers, Response, free_port, http_get, port_open, wait_for_port
+from confmig.servers.net import (
+    Response,
+    ResponseHeaders,
+    free_port,
+    http_get,
+    port_open,
+    wait_for_port,
+)
 from confmig.servers.nginx import NginxServer, nginx_config_test
 from confmig.servers.process import WorkerIdentity, make_docroot, pin_to, worker_identity
 from confmig.servers.under_test import ApacheUnderTest, ServerUnderTest
@@ -37,12 +44,12 @@ __all__ = [
     "ApacheServer",
     "ApacheUnderTest",
     "ConfigTestResult",
-    "Headers",
     "ManagedServer",
     "ModuleSpec",
     "NginxBinary",
     "NginxServer",
     "Response",
+    "ResponseHeaders",
     "ServerConfigError",
     "ServerError",
     "ServerNotFound",

@@ -51,7 +51,7 @@ def wait_for_port(host: str, port: int, timeout: float,
     return False
 
 
-class Headers(Mapping[str, str]):
+class ResponseHeaders(Mapping[str, str]):
     """Response headers: case-insensitive lookup, original order and spelling kept.
 
     ``headers[name]`` joins repeated fields with ``", "``; use :meth:`get_all` for fields such as
@@ -88,7 +88,7 @@ class Headers(Mapping[str, str]):
         return {key: self[key] for key in self._names}
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Headers):
+        if isinstance(other, ResponseHeaders):
             return self.lower() == other.lower()
         if isinstance(other, Mapping):
             return self.lower() == {str(k).lower(): v for k, v in other.items()}
@@ -97,7 +97,7 @@ class Headers(Mapping[str, str]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"Headers({self.raw!r})"
+        return f"ResponseHeaders({self.raw!r})"
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class Response:
 
     status: int
     reason: str
-    headers: Headers
+    headers: ResponseHeaders
     body: bytes
 
     @property
@@ -147,6 +147,6 @@ def http_get(
         conn.endheaders(body)
         resp = conn.getresponse()
         data = resp.read()
-        return Response(resp.status, resp.reason, Headers(resp.getheaders()), data)
+        return Response(resp.status, resp.reason, ResponseHeaders(resp.getheaders()), data)
     finally:
         conn.close()

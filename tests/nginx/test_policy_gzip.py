@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from confmig.cli import app
 from confmig.model.plan import plan_docroot
 from confmig.servers import Response
-from confmig.servers.net import Headers
+from confmig.servers.net import ResponseHeaders
 from confmig.verify import VerifyRequest, verify
 from confmig.verify.compare import observe
 from tests.nginx.servers import both
@@ -104,7 +104,7 @@ def test_compressed_where_apache_compresses(root: Path, apache_binary: object,
 
 def test_verify_compares_what_was_compressed_not_how() -> None:
     def response(headers: dict[str, str], data: bytes) -> Response:
-        return Response(200, "OK", Headers(headers.items()), data)
+        return Response(200, "OK", ResponseHeaders(headers.items()), data)
 
     plain = response({"Content-Type": "text/plain"}, TEXT.encode())
     packed = response({"Content-Type": "text/plain", "Content-Encoding": "gzip"},
