@@ -1,0 +1,61 @@
+"""confmig.model.merge imports each module's config when a name of it is first used (issue 17):
+its table of names is complete and right, and importing the package loads no module."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import confmig.model.merge as merge
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _type_checking_imports() -> dict[str, str]:
+    """name -> module of the imports under ``if TYPE_CHECKING:`` (what type checkers see)."""
+    tree = ast.parse(Path(merge.__file__).read_text())
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for item in node.body:
+                assert isinstance(item, ast.ImportFrom) and item.module
+                found.update({a.asname or a.name: item.module for a in item.names})
+    return found
+
+
+def test_the_table_is_what_type_checkers_see_and_all_exports() -> None:
+    assert _type_checking_imports() == merge.EXPORTS
+    assert sorted(merge.__all__) == sorted(merge.EXPORTS)
+
+
+@pytest.mark.parametrize("name", sorted(merge.EXPORTS))
+def test_each_name_is_its_modules(name: str) -> None:
+    assert getattr(merge, name) is getattr(importlib.import_module(merge.EXPORTS[name]), name)
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError):
+        merge.NoSuchThing  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from confmig.model.merge import NoSuchThing", {})
+
+
+def test_importing_the_package_loads_no_module_and_a_name_loads_its_own() -> None:
+    code = ("import sys\nimport confmig.model.merge\n"
+            "print(sorted(m for m in sys.modules if m.startswith('confmig.model.merge.')))\n"
+            "from confmig.model.merge import AuthzDir\n"
+            "print(sorted(m for m in sys.modules if m.startswith('confmig.model.merge.')))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.splitlines()
+    assert first == "[]"
+    assert "'confmig.model.merge.authz'" in second and "builder" not in second
