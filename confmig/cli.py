@@ -103,7 +103,7 @@ def parse(
 ) -> None:
     """Print the loaded configuration (includes resolved, errors collected)."""
     from confmig.load import load_path
-    from confmig.load.report import workspace_json_chunks, workspace_tree
+    from confmig.load.report import print_tree, workspace_json_chunks
     from confmig.load.workspace import missing_message
     from confmig.progress import directory_progress
 
@@ -121,7 +121,7 @@ def parse(
         out.file.writelines(workspace_json_chunks(ws))
         out.file.write("\n")
     else:
-        out.print(workspace_tree(ws))
+        print_tree(ws, out)
     for error in ws.errors:
         err.print(f"{error}", markup=False)
     raise typer.Exit(2 if ws.errors else 0)

@@ -65,6 +65,18 @@ class LintReport:
 
             print_result(self.result, console, with_errors=errors is None)
             return
+        if self.fmt is Format.json:  # streamed: one finding's text at a time (issue 10)
+            from confmig.lint.reporters.json import json_chunks
+
+            console.file.writelines(json_chunks(self.result))
+            console.file.write("\n")
+            return
+        if self.fmt is Format.sarif:
+            from confmig.lint.reporters.sarif import sarif_chunks
+
+            console.file.writelines(sarif_chunks(self.result))
+            console.file.write("\n")
+            return
         text = render(self.result, self.fmt)
         if text:
             console.file.write(text + "\n")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from confmig import __version__
 from confmig.lint.engine import INTERNAL_CODE, LintResult
-from confmig.lint.finding import Severity
+from confmig.lint.finding import Finding, Severity
+from confmig.lint.reporters.streamed import indented_chunks
 from confmig.lint.rule import Rule, all_rules
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -56,27 +57,35 @@ def _uri(path: str) -> str:
 
 
 def sarif_log(result: LintResult) -> dict[str, Any]:
+    log, results = _log(result)
+    log["runs"][0]["results"] = list(results)
+    return log
+
+
+def _result(f: Finding, index: dict[str, int]) -> dict[str, Any]:
+    text = f.message + (f" — {f.hint}" if f.hint else "")
+    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line > 0:  # else about the file as a whole: no region
+        region = {"startLine": f.line, "startColumn": max(f.column, 1)}
+        if f.end_column:
+            region["endColumn"] = f.end_column
+        location["region"] = region
+    return {
+        "ruleId": f.code,
+        "ruleIndex": index.get(f.code, index[INTERNAL_CODE]),
+        "level": _LEVEL[f.severity],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": location}],
+    }
+
+
+def _log(result: LintResult) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The log with its results left out (an empty list), and the results, made on demand."""
     rules = [rule_descriptor(r) for r in all_rules()] + [INTERNAL_DESCRIPTOR]
     index = {r["id"]: i for i, r in enumerate(rules)}
-    results = []
-    for f in result.findings:
-        text = f.message + (f" — {f.hint}" if f.hint else "")
-        location: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
-        if f.line > 0:  # else about the file as a whole: no region
-            region = {"startLine": f.line, "startColumn": max(f.column, 1)}
-            if f.end_column:
-                region["endColumn"] = f.end_column
-            location["region"] = region
-        results.append({
-            "ruleId": f.code,
-            "ruleIndex": index.get(f.code, index[INTERNAL_CODE]),
-            "level": _LEVEL[f.severity],
-            "message": {"text": text},
-            "locations": [{"physicalLocation": location}],
-        })
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "confmig", "version": __version__, "rules": rules}},
-        "results": results,
+        "results": [],
         "columnKind": "unicodeCodePoints",
     }
     if result.notes or result.errors:
@@ -86,8 +95,15 @@ def sarif_log(result: LintResult) -> dict[str, Any]:
                 {"level": "note", "message": {"text": n}} for n in result.notes
             ] + [{"level": "error", "message": {"text": e}} for e in result.errors],
         }]
-    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return log, (_result(f, index) for f in result.findings)
+
+
+def sarif_chunks(result: LintResult) -> Iterator[str]:
+    """``json.dumps(sarif_log(result), indent=2)`` in pieces, a result at a time."""
+    log, results = _log(result)
+    return indented_chunks(log, "results", 3, results)
 
 
 def render_sarif(result: LintResult) -> str:
-    return json.dumps(sarif_log(result), indent=2)
+    return "".join(sarif_chunks(result))
