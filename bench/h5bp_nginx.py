@@ -14,8 +14,10 @@ With ``--targets all`` (and a ``--concurrency`` sweep) it is the corpus-site run
 every target built from the h5bp site, verified, and measured over its files.
 
 ``tests/nginx/test_h5bp_handwritten.py`` compares the two servers' answers with the same
-builders.  The www → non-www block of ``dist/.htaccess`` is left out on both sides (see
-:func:`cut_nowww`).
+builders.  ``dist/.htaccess`` is used whole, its www → non-www redirect included; h5bp's
+nginx does that redirect in a second ``server { }`` (:func:`www_server_body`), which the
+test runs for the ``www.`` requests and the bench does not need (its requests are for the
+site's own name).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from pathlib import Path
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 APACHE = CORPUS / "h5bp-server-configs-apache" / "dist" / ".htaccess"
 NGINX = CORPUS / "h5bp-server-configs-nginx"
-NOWWW_BANNER = "# | Suppressing the `www.` at the beginning of URLs"
+#: The host name of h5bp's nginx test vhost (its www server redirects to it).
+HOST = "server.localhost"
 
 #: A small h5bp-style site: one file per kind of policy h5bp sets.
 FILES = {
@@ -49,23 +52,6 @@ FILES = {
 }
 
 
-def cut_nowww(text: str) -> str:
-    """``dist/.htaccess`` without its www → non-www section (banner to the next banner).
-
-    Left out on both sides: h5bp's nginx does it in a second ``server { }``
-    (``server_name www.…; return 301``) that a one-server comparison does not run, and
-    confmig's output for it answers 403 to every request at this commit (the rule's
-    ``%{ENV:PROTO}`` has no nginx variable, and the denial is written without the rule's
-    Host condition).
-    """
-    banner = text.index(NOWWW_BANNER)
-    start = text.rindex("# ---", 0, banner)
-    end = text.index("# ---", text.index("# ---", banner) + 5)
-    if "%{ENV:PROTO}" not in text[start:end]:
-        raise ValueError(f"{APACHE}: the www → non-www section has changed")
-    return text[:start] + text[end:]
-
-
 def h5bp_site(parent: Path | None = None) -> Path:
     """A worker-readable docroot with :data:`FILES` and h5bp's ``.htaccess``."""
     from confmig.servers import make_docroot
@@ -74,7 +60,7 @@ def h5bp_site(parent: Path | None = None) -> Path:
     for name, body in FILES.items():
         (docroot / name).parent.mkdir(parents=True, exist_ok=True)
         (docroot / name).write_text(body)
-    (docroot / ".htaccess").write_text(cut_nowww(APACHE.read_text()))
+    (docroot / ".htaccess").write_text(APACHE.read_text())
     for path in [docroot, *docroot.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return docroot
@@ -99,6 +85,23 @@ def handwritten_config(root: Path) -> Path:
     (root / "nginx.conf").write_text(text.replace("include conf.d/*.conf;",
                                                   "include site.conf;"))
     return root / "nginx.conf"
+
+
+def www_server_body() -> str:
+    """The body of h5bp's ``www.`` server in its test vhost (``return 301`` to the name
+    without ``www.``), without its ``listen``/``server_name`` (``NginxServer`` gives them)."""
+    from confmig.bench.nginx_text import parse_file
+
+    servers = [s for s in parse_file(NGINX / "test" / "vhosts" / "server.localhost.conf", NGINX)
+               if s.name == "server"]
+    www = [s for s in servers
+           if any(c.name == "server_name" and c.args == [f"www.{HOST}"]
+                  for c in s.children or [])]
+    if len(www) != 1:
+        raise ValueError(f"{NGINX}/test/vhosts/server.localhost.conf: expected one server "
+                         f"named www.{HOST}")
+    return "".join(c.render() for c in www[0].children or []
+                   if c.name not in ("listen", "server_name"))
 
 
 def paired_ratio(runs: list, target: str, reference: str) -> list[float]:

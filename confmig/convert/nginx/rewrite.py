@@ -19,7 +19,14 @@ Idiomatic where a pattern allows it, exact everywhere else, never looser:
   writes the ruleset out once per round;
 * ``[T=type]`` without a substitution sends the file, once the rules are over, to a named
   location with that type (:func:`_type_dispatch`);
-* ``${map:key|default}`` of a ``txt:`` RewriteMap is an http-level ``map`` (:class:`Lookups`).
+* ``${map:key|default}`` of a ``txt:`` RewriteMap is an http-level ``map`` (:class:`Lookups`);
+* ``%{ENV:NAME}`` in a substitution, where only earlier ``[E=NAME:literal]`` rules of the
+  ruleset set NAME, is an nginx variable those rules set (:class:`EnvVars`): h5bp's
+  ``%{ENV:PROTO}`` of its www → non-www redirect;
+* ``TEST -d [OR] TEST -f`` is one ``-e`` (one stat per request instead of two).  Apache
+  looks at the file only once the rule's pattern matched; nginx runs every ``if`` of the
+  location, so a file test costs its stat on every request (conditions have no effect but
+  their captures, so the order of the tests does not change an answer).
 
 A rule that cannot be translated exactly is kept as a comment, reported, and replaced by a
 denial for the URLs its pattern matches (for the whole location when even the pattern cannot
@@ -121,6 +128,109 @@ class RewriteOut:
     scope_id: str = ""
     http: Any = None  # the server's HttpMaps (RewriteMap lookups need it)
     lookups: Lookups | None = None  # the RewriteMap lookups of the rule being translated
+    env: EnvVars | None = None  # the %{ENV:…} the rules set and read (None: none)
+
+
+#: Per-directory patterns that match every URL-path (the empty one too).
+MATCH_ALL = frozenset({"^", "", ".*", "^.*", "^.*$", "(.*)", "^(.*)", "^(.*)$"})
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ENV_VALUE = re.compile(r"[A-Za-z0-9_.+-]*")
+#: What a scheme-valued environment variable must hold for ``%{ENV:X}://…`` to be a URL.
+SCHEMES = frozenset({"http", "https"})
+
+
+@dataclass
+class EnvVars:
+    """The environment variables a ruleset both sets (``[E=NAME:value]``) and reads
+    (``%{ENV:NAME}`` in a substitution), as nginx variables: ``$confmig_e_NAME`` holds the
+    value, ``$confmig_s_NAME`` is 1 once a rule of this pass set it (0 before; both are
+    reset where the location's rules start, as an internal redirect starts Apache's
+    environment afresh).
+
+    Apache reads ``%{ENV:NAME}`` from the request's notes (module-internal names), then its
+    environment — what earlier ``[E=]`` of this pass set, or SetEnvIf, SetEnv… — then the
+    server process's.  So the value is known only once a rule of the pass has set it: a
+    rule that reads it before is denied (403, announced) unless earlier rules are sure to
+    have set it (:meth:`prove`).  A name is tracked only when every rule that touches it
+    sets it to a literal and does nothing else (``RewriteRule … - [E=NAME:value]``)."""
+
+    values: dict[str, set[str]]  # lower-case name → the literal values rules give it
+    proven: set[str] = field(default_factory=set)  # set for sure before the current rule
+
+    @classmethod
+    def of(cls, rules: list[Rule]) -> EnvVars | None:
+        """The tracked names of *rules* (None: none)."""
+        read = {tok[1][4:].lower() for rule in rules for tok in tokenize(rule.substitution)
+                if tok[0] == TOKEN_VAR and tok[1][:4].upper() == "ENV:"}
+        values: dict[str, set[str]] = {n: set() for n in read if _ENV_NAME.fullmatch(n)}
+        untracked: set[str] = set()
+        for rule in rules:
+            for entry in rule.env:
+                name, _, value = entry.lstrip("!").partition(":")
+                if not _ENV_NAME.fullmatch(name):
+                    return None  # a name made of variables: which one it is is not known
+                name = name.lower()
+                if name not in values:
+                    continue
+                if entry.startswith("!") or not _env_setter(rule) \
+                        or not _ENV_VALUE.fullmatch(value):
+                    untracked.add(name)
+                else:
+                    values[name].add(value)
+        tracked = {n: v for n, v in values.items() if n not in untracked and v}
+        return cls(tracked) if tracked else None
+
+    def reset(self) -> list[str]:
+        """The lines that start a pass with no tracked variable set."""
+        return [f'set $confmig_e_{n} ""; set $confmig_s_{n} 0;' for n in sorted(self.values)]
+
+    def sets(self, rule: Rule) -> list[str]:
+        """What *rule* does to the tracked variables once it applies."""
+        out = []
+        for entry in rule.env:
+            name, _, value = entry.partition(":")
+            if name.lower() in self.values:
+                out.append(f"set $confmig_e_{name.lower()} {q(value)}; "
+                           f"set $confmig_s_{name.lower()} 1;")
+        return out
+
+    def untracked(self, rule: Rule) -> bool:
+        """Does *rule* set a variable that is not tracked (nginx has no place for it)?"""
+        return any(e.lstrip("!").partition(":")[0].lower() not in self.values
+                   for e in rule.env)
+
+    def prove(self, rule: Rule, before: list[Rule]) -> None:
+        """:attr:`proven`: the tracked variables the rules *before* (all of which ran, in
+        a ruleset without jumps) are sure to have set when *rule* runs: a setter whose
+        pattern matches every URL without conditions, or two whose one condition each is
+        the other's negation."""
+        self.proven = set()
+        for name in self.values:
+            setters = [r for r in before if r.pattern in MATCH_ALL and not r.negate
+                       and any(e.partition(":")[0].lower() == name for e in r.env)]
+            if any(not r.conditions for r in setters):
+                self.proven.add(name)
+                continue
+            single = [r.conditions[0] for r in setters if len(r.conditions) == 1
+                      and not r.conditions[0].ornext]
+            keys = {(c.test, c.kind, c.pattern, c.nocase, c.negate) for c in single}
+            if any((*k[:4], not k[4]) in keys for k in keys):
+                self.proven.add(name)
+
+    def scheme_led(self, target: str) -> bool:
+        """Is *target* (nginx) a tracked variable that always holds http or https, then
+        ``://`` — a URL whenever the variable is set?"""
+        match = re.match(r"\$\{confmig_e_(\w+)\}://", target)
+        return match is not None and bool(self.values.get(match[1])) \
+            and self.values[match[1]] <= SCHEMES
+
+
+def _env_setter(rule: Rule) -> bool:
+    """``RewriteRule PATTERN - [E=…]`` with conditions at most: nothing but variables."""
+    return (rule.nosub or rule.substitution == "-") and not (
+        rule.status_flag or rule.redirect or rule.last or rule.end or rule.cookies
+        or rule.mime_type or rule.handler or rule.skip or rule.next or rule.chain
+        or rule.proxy)
 
 
 def q(text: str) -> str:
@@ -182,11 +292,16 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
         return out
     body: list[str] = []
     out.lines, saved_lines = body, out.lines
+    out.env = EnvVars.of(rules)
+    if out.env is not None:
+        body += out.env.reset()
     if any(r.chain or r.skip or r.next or (r.mime_type and r.nosub) for r in rules):
         out.lines += _flow(plan, rules, out)
     else:
         for index, rule in enumerate(rules):
             out.lines.append(f"# {_where(rule)} {_text(rule)}")
+            if out.env is not None:
+                out.env.prove(rule, rules[:index])
             try:
                 out.lines += _rule(plan, rule, "", out, last=index + 1 >= len(rules))[0]
             except Untranslatable as exc:
@@ -432,16 +547,18 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     typed = _type_code(rule, out) if rule.mime_type and guard is not None else 0
     if rule.mime_type and not typed:
         raise Untranslatable("[T]/[H] change the type or handler")
+    env_sets = out.env.sets(rule) if out.env is not None else []
     noop = ""
     if _authorization_only(rule):
         # the front controllers' Authorization trick (WordPress, Laravel, Symfony…)
         out.notes.append(_authorization_note(rule))
         noop = f"# {_where(rule)} only hands the Authorization header to scripts: left out"
     elif rule.env:
-        out.notes.append(RuleNote(_src(rule), "RewriteRule",
-                                  "[E=…] sets an environment variable nginx has no place for "
-                                  "(only scripts and env= conditions read it)"))
-        if rule.nosub and not (rule.status_flag or rule.last):
+        if out.env is None or out.env.untracked(rule):
+            out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                      "[E=…] sets an environment variable nginx has no place "
+                                      "for (only scripts and env= conditions read it)"))
+        if rule.nosub and not (rule.status_flag or rule.last) and not env_sets:
             noop = f"# {_where(rule)} only sets environment variables: left out"
     if noop and guard is None:
         return [noop], ""
@@ -456,21 +573,26 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     checks: list[list[str]] = []
     if rule.conditions:
         checks, saved = _conditions(rule, number, lines)
-    lookups = out.lookups = Lookups({m.name: m for m in plan.maps}, out.http, saved)
+    lookups = out.lookups = Lookups({m.name: m for m in plan.maps}, out.http, saved,
+                                    env=out.env)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
+    if env_sets:
+        action = " ".join(env_sets)
     if typed and not rule.status_flag:  # a nosub rule ([T] with a substitution is refused)
         action = f"set $confmig_type {typed};" + (
             " set $confmig_go stop;" if rule.last or rule.end else "")
     ones = "1" * (len(checks) + 1)
     if action.startswith("rewrite ") and not action.endswith(("permanent;", "redirect;")):
+        if lookups.env_read:
+            raise Untranslatable("%{ENV:…} in an internal rewrite (not translated)")
         out.internal = True
         continuing = guard is not None and not action.endswith(" last;")
         if continuing:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE))
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
                           guard or "", continuing, lookups), f"^{ones}{INTERNAL_TAIL}")
-    if not checks and guard is None and not lookups.sets:
+    if not checks and guard is None and not lookups.sets and not lookups.env_read:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
@@ -485,10 +607,30 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{sets} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
+    lines += _env_unset(rule, number, flag, ones, lookups, out)
     final = action if not action.startswith("rewrite ") or not rule.negate else \
         _rewrite_any(action)
     lines.append(f"if ({flag} = {ones}) {{ {final} }}")
     return lines, f"^{ones}\\z"
+
+
+def _env_unset(rule: Rule, number: str, flag: str, ones: str, lookups: Lookups,
+               out: RewriteOut) -> list[str]:
+    """A rule that reads a tracked ``%{ENV:NAME}`` no rule of this pass may have set yet:
+    Apache would read it from elsewhere (SetEnvIf, SetEnv, the server's environment), so
+    the rule is denied when it applies then (announced)."""
+    assert out.env is not None or not lookups.env_read
+    unknown = sorted(lookups.env_read - (out.env.proven if out.env else set()))
+    if not unknown:
+        return []
+    names = ", ".join(f"%{{ENV:{n.upper()}}}" for n in unknown)
+    out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                              f"{names} before a rule of this ruleset set it: Apache reads "
+                              "it from elsewhere (SetEnvIf, SetEnv, the server's "
+                              "environment); such requests are denied (403)"))
+    marks = "".join(f"${{confmig_s_{n}}}" for n in unknown)
+    return [f'set $confmig_u{number} "${{{flag[1:]}}}:{marks}";',
+            f'if ($confmig_u{number} ~ "^{ones}:1*0") {{ return 403; }}']
 
 
 def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
@@ -570,14 +712,36 @@ def _conditions(rule: Rule, number: str, lines: list[str]
     for gi, group in enumerate(groups):
         var = f"$confmig_g{number}_{gi}"
         lines.append(f'set {var} "";')
+        merged = _either_file_or_directory(group)
         for cond in group:
+            if cond is merged:  # tested with its pair's -e
+                position += 1
+                continue
             test = _cond(cond, number, position, lines)
+            if merged is not None and cond.kind in ("-d", "-f") and merged.test == cond.test \
+                    and not cond.negate:
+                test = "-e" + test[2:]
             body = f"set {var} 1;"
             if position == last_regex:
                 body += "".join(f" set {saved[n]} ${n};" for n in sorted(uses))
             lines.append(f"if ({test}) {{ {body} }}")
             position += 1
     return [[str(i)] for i in range(len(groups))], saved
+
+
+def _either_file_or_directory(group: list[Condition]) -> Condition | None:
+    """In an [OR] group with ``TEST -d`` and ``TEST -f`` (h5bp's hidden-file rule), the
+    second of the two: nginx's ``-e`` is "a file or a directory" (``is_file || is_dir ||
+    is_link``, and its stat follows links as Apache's does, so ``is_link`` is never set),
+    one stat instead of two (None: no such pair)."""
+    seen: dict[tuple[str, str], Condition] = {}
+    for cond in group:
+        if cond.kind in ("-d", "-f") and not cond.negate:
+            other = seen.get((cond.test, "-f" if cond.kind == "-d" else "-d"))
+            if other is not None:
+                return cond
+            seen.setdefault((cond.test, cond.kind), cond)
+    return None
 
 
 def _cond_refs(rule: Rule) -> set[int]:
@@ -638,7 +802,8 @@ def _template(toks: tuple, saved: dict[int, str], lookups: Lookups | None = None
                 raise Untranslatable("a literal '$' (nginx would read a variable)")
             out.append(text)
         elif kind == TOKEN_VAR:
-            out.append("${" + _variable(tok[1]) + "}")
+            env = lookups.env_variable(tok[1]) if lookups is not None else None
+            out.append("${" + (env or _variable(tok[1])) + "}")
         elif kind == TOKEN_REF:
             if tok[1] == "$":
                 if tok[2] == 0:
@@ -666,6 +831,16 @@ class Lookups:
     saved: dict[int, str]
     sets: list[str] = field(default_factory=list)
     names: dict[tuple, str] = field(default_factory=dict)
+    env: EnvVars | None = None  # the ruleset's tracked %{ENV:…}
+    env_read: set[str] = field(default_factory=set)  # those the substitution reads
+
+    def env_variable(self, name: str) -> str | None:
+        """The nginx variable of ``%{NAME}`` when it is a tracked ``ENV:…`` (else None)."""
+        if self.env is None or name[:4].upper() != "ENV:" \
+                or name[4:].lower() not in self.env.values:
+            return None
+        self.env_read.add(name[4:].lower())
+        return f"confmig_e_{name[4:].lower()}"
 
     def variable(self, tok: tuple) -> str:
         """The variable holding the value of lookup *tok* (its ``set`` lines in ``sets``)."""
@@ -716,7 +891,8 @@ def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[
             raise Untranslatable("a query in a substitution that also ends in '?'")
         has_query = True
     target = _template(tokenize(path), saved, out.lookups)
-    absolute = target.startswith(("http://", "https://"))
+    absolute = target.startswith(("http://", "https://")) or (
+        out.env is not None and out.env.scheme_led(target))
     if not absolute and _relative(path):
         if (rule.redirect and plan.base is None
                 and "IgnoreContextInfo" not in plan.options):
