@@ -51,19 +51,29 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
         tmp_path: Path, htaccess: Path) -> None:
     names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
     assert "confmig.lint.engine" in names
-    # The expression model and Lark are for files with an ap_expr (<If>, Require expr,
+    # Lark and the expression parser are for files with an ap_expr (<If>, Require expr,
     # Header … expr=…: the next test); a plain lint
-    # command line is parsed without typer (confmig.lint.command); the request model is for
-    # a docroot or a server config (SEC002, SEC011), not one .htaccess file; the Apache
+    # command line is parsed without typer (confmig.lint.command); the Apache
     # facts are read without importlib.resources (and its zipfile), settings without tomllib
     # when there is no settings file, difflib is for a misspelt directive, traceback for a
     # rule that raised, pkgutil for listing every module of the rules package
-    assert loaded(names, (*NEVER, "lark", "confmig.model.expr", "typer", "click",
-                          "confmig.cli", "confmig.model.evaluate",
-                          "confmig.model.site_builder", "importlib.resources", "zipfile",
-                          "tomllib", "difflib", "traceback", "pkgutil",
-                          # each module's config is loaded where it is asked for: SEC002's
-                          # <FilesMatch> check asks mod_authz_core's, not the builder's
+    assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
+                          "confmig.cli", "importlib.resources", "zipfile",
+                          "tomllib", "difflib", "traceback", "pkgutil")) == []
+    # SEC002 asks the request model which sensitive files Apache would send with the file's
+    # directory as the DocumentRoot (one decision, issue 11): the model is loaded for it
+    assert "confmig.model.evaluate" in names and "confmig.model.listed_files" in names
+
+
+def test_lint_of_one_file_without_sec002_loads_no_request_model(tmp_path: Path,
+                                                                htaccess: Path) -> None:
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", "--ignore", "SEC002",
+                     str(htaccess))
+    # The other rules read the file and the Apache facts: no site is built, no request
+    # evaluated, and each module's config is loaded where it is asked for (the expression
+    # model where an expression is met, not the merge builder)
+    assert loaded(names, ("confmig.model.evaluate", "confmig.model.site_builder",
+                          "confmig.model.listed_files", "confmig.model.expr",
                           "confmig.model.merge.builder", "confmig.model.merge.vector")) == []
 
 

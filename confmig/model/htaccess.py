@@ -15,7 +15,6 @@ from typing import Any
 from confmig.apache.modules import ModuleSet
 from confmig.apache.registry import AllowOverride, overrides_permit, registry
 from confmig.load import LoadedConfig, ReadState, load_htaccess
-from confmig.load.accessfile import check_access_file
 from confmig.model.mapping import StatCache
 from confmig.model.merge import OptsState, SectionBuilder
 from confmig.model.sections import (
@@ -108,7 +107,7 @@ class AccessFiles:
             path = directory + name
             if self.stat.lstat(path) is None and path not in self._preloaded:
                 continue
-            check = check_access_file(path, self.roots, self.follow_symlinks)
+            check = self.stat.open_access_file(path, self.roots, self.follow_symlinks)
             if not check.exists:
                 continue
             if not check.readable:

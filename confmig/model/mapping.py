@@ -20,6 +20,7 @@ from typing import Literal
 
 import pcre2
 
+from confmig.load.accessfile import AccessCheck, check_access_file
 from confmig.model.request import Request
 from confmig.model.rewrite.regex import Captures, Regex
 from confmig.model.rewrite.uri import escape_uri, unescape_url
@@ -354,3 +355,10 @@ class StatCache:
 
     def is_executable(self, path: str) -> bool:
         return self.is_file(path) and os.access(path, os.X_OK)
+
+    def open_access_file(self, path: str, roots: list[str] | None,
+                         follow_symlinks: bool) -> AccessCheck:
+        """What ``ap_pcfg_openfile`` gives for the access file *path*: on the disk,
+        :func:`~confmig.load.accessfile.check_access_file` (*roots*: where confmig may read
+        one).  A filesystem that is not the disk answers from what it holds."""
+        return check_access_file(path, roots, follow_symlinks)

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from confmig.load import LoadedConfig, ReadState, Workspace
-from confmig.load.discover import served_trees
+from confmig.model.mapping import StatCache
 from confmig.model.site import Site
 from confmig.model.site_builder import build_site
 from confmig.syntax import parse_text
@@ -49,12 +49,14 @@ def default_state(state: ReadState) -> ReadState:
                    variables=dict(state.variables))
 
 
-def site_from_text(text: str, name: str, state: ReadState) -> Site:
-    """The :class:`Site` of a server configuration given as text."""
+def site_from_text(text: str, name: str, state: ReadState,
+                   filesystem: StatCache | None = None) -> Site:
+    """The :class:`Site` of a server configuration given as text, over *filesystem* (default:
+    the disk)."""
     config = parse_text(text, name)
     loaded = LoadedConfig(main=name, nodes=list(config.nodes), state=state)
     loaded.files[name] = config
-    return build_site(loaded)
+    return build_site(loaded, filesystem)
 
 
 # Workspace → Site, for as long as the workspace lives (a Workspace is not hashable).
@@ -95,6 +97,9 @@ def _bound_access_files(site: Site, workspace: Workspace) -> None:
     roots = {os.path.realpath(v.document_root)
              for v in (site.main, *site.vhosts) if v.document_root}
     if workspace.server is not None:  # its Alias targets and <Directory> trees too
+        # (imported here: it brings subprocess, which a site over listed files never needs)
+        from confmig.load.discover import served_trees
+
         roots.update(served_trees(workspace.server.nodes, str(workspace.state.server_root)))
     if workspace.docroot is not None:
         roots.add(os.path.realpath(workspace.docroot))

@@ -10,9 +10,10 @@
   ``<Directory>`` only counts where that ``<Directory>`` applies, and a deeper ``<Directory>``
   comes after the .htaccess of the levels above it.
 
-A server config alone is asked of the request model (over a filesystem holding just the
-sample files); a docroot's files are first screened by :func:`exposure.protected`. Both are
-checked here against the statuses real Apache 2.4 gives.
+A server config alone is asked of the request model over a filesystem holding just the
+sample files (``_sent``), and so is one access file alone, its directory taken as the
+DocumentRoot, with the access files given (``sent_with``). Both are checked here against the
+statuses real Apache 2.4 gives.
 """
 
 from __future__ import annotations
@@ -25,12 +26,11 @@ import pytest
 from confmig.lint.config import Settings
 from confmig.lint.engine import LintResult, lint_paths
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rules.sec.exposure import Target, protected
-from confmig.lint.rules.sec.sec002_sensitive_files import _sent
-from confmig.lint.scopes import Scope, build_scopes, walk_directives
+from confmig.lint.rules.sec.exposure import Target
+from confmig.lint.rules.sec.sec002_sensitive_files import _sent, sent_with
 from confmig.lint.testing import finds
 from confmig.lint.testing import write_tree as write
-from confmig.load import LoadedConfig, ReadState
+from confmig.load import LoadedConfig, ReadState, load_htaccess
 from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
 from confmig.syntax import parse_text
 
@@ -49,10 +49,10 @@ def test_relative_directory_protects_the_git_directory_of_an_absolute_document_r
     assert f.line == 1 and f.severity is Severity.info
     assert f.message == ("this server config denies some sensitive files but not "
                          "/.env, *.bak, *.sql")
-    # the same in exposure.protected (a docroot's files, screened before the model)
+    # the same for one access file alone in /site (sent_with: the model over the samples)
     git = Target("/.git/HEAD", "/site/.git/HEAD", "/.git/")
-    assert protected(git, [], server_scopes(text))
-    assert not protected(Target("/.env", "/site/.env", "/.env"), [], server_scopes(text))
+    env = Target("/.env", "/site/.env", "/.env")
+    assert sent(text, "/site", [git, env]) == [env]
 
 
 def test_root_directory_denial_does_not_cover_a_granted_document_root() -> None:
@@ -66,8 +66,8 @@ def test_root_directory_denial_does_not_cover_a_granted_document_root() -> None:
                                 "/.git/, *.bak, *.sql")
     assert "/.env" not in f.message
     git = Target("/.git/HEAD", "/var/www/html/.git/HEAD", "/.git/")
-    assert not protected(git, [], server_scopes(text))
-    assert protected(Target("/.env", "/var/www/html/.env", "/.env"), [], server_scopes(text))
+    env = Target("/.env", "/var/www/html/.env", "/.env")
+    assert sent(text, "/var/www/html", [git, env]) == [git]
 
 
 DEBIAN = (  # apache2.conf's sections, and a DocumentRoot as sites-available/000-default has
@@ -124,7 +124,7 @@ def test_each_virtual_host_serving_the_document_root_is_asked() -> None:
 
 
 def test_docroot_linted_with_its_server_config(tmp_path: Path) -> None:
-    # The docroot's files are screened by exposure.protected with the server's sections.
+    # The docroot's files are asked of the request model with the server's sections.
     # Before: <Directory /> denied them all, and no finding.
     write(tmp_path / "www", {".git/HEAD": "ref\n", ".env": "A=1\n", "index.html": "x"})
     config = tmp_path / "httpd.conf"
@@ -182,10 +182,6 @@ def target(root: str, case: str) -> Target:
     return Target(f"/{rel}", f"{root}/{rel}", f"/{rel}")
 
 
-def server_scopes(text: str) -> list[Scope]:
-    return build_scopes(walk_directives(parse_text(text, "httpd.conf").nodes), htaccess=False)
-
-
 def loaded(text: str) -> LoadedConfig:
     config = parse_text(text, "httpd.conf")
     out = LoadedConfig(main="httpd.conf", nodes=list(config.nodes), state=ReadState())
@@ -193,24 +189,38 @@ def loaded(text: str) -> LoadedConfig:
     return out
 
 
-def access_scopes(root: str) -> list[tuple[str, list[Scope]]]:
-    out = []
-    for rel, text in HTACCESS.items():
-        directory = f"{root}/{rel.rsplit('/', 1)[0]}"
-        nodes = parse_text(text, ".htaccess").nodes
-        out.append((directory, build_scopes(walk_directives(nodes), True, directory)))
-    return out
+def access_files(root: str, state: ReadState) -> dict[str, LoadedConfig]:
+    """The access files of :data:`HTACCESS` below ``root``, read as lint reads them."""
+    return {f"{root}/{rel}": load_htaccess(f"{root}/{rel}", state, data=text.encode())
+            for rel, text in HTACCESS.items()}
+
+
+def sent(text: str, root: str, targets: list[Target],
+         access: dict[str, LoadedConfig] | None = None) -> list[Target]:
+    """sent_with: the server config ``text`` with ``root`` as the DocumentRoot."""
+    server = loaded(text)
+    return sent_with(root, targets, access or {}, server, server.state)
 
 
 DOCROOT = "/srv/www"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_protected_merges_as_apache(case: str) -> None:
-    """exposure.protected (a docroot's files; .htaccess files included)."""
+def test_access_files_given_merge_as_apache(case: str) -> None:
+    """sent_with (one access file alone: the model over the samples and the access files
+    given; .htaccess files included)."""
     text = DENIED.format(path="/") + server_text(DOCROOT)
-    refused = CASES[case][2] != 200
-    assert protected(target(DOCROOT, case), access_scopes(DOCROOT), server_scopes(text)) is refused
+    t = target(DOCROOT, case)
+    access = access_files(DOCROOT, loaded(text).state)
+    assert sent(text, DOCROOT, [t], access) == ([t] if CASES[case][2] == 200 else [])
+
+
+def test_an_access_file_given_is_read() -> None:
+    # htaccess/.htaccess denies what no <Directory> grants again (403 on Apache, below)
+    text = DENIED.format(path="/") + server_text(DOCROOT)
+    t = Target("/htaccess/notes.txt", f"{DOCROOT}/htaccess/notes.txt", "/htaccess/notes.txt")
+    assert sent(text, DOCROOT, [t], access_files(DOCROOT, ReadState())) == []
+    assert sent(text, DOCROOT, [t]) == [t]
 
 
 @pytest.mark.parametrize("case", sorted(set(CASES) - {"htaccess"}))
@@ -226,7 +236,8 @@ def test_apache_agrees(apache_binary: ApacheBinary) -> None:
     """The statuses above, the finding on the config Apache runs (its template has Debian's
     ``<Directory />`` with ``Require all denied``), and the docroot linted with it."""
     files = {f"{case}/{rel}": "secret\n" for case, (_, rel, _) in CASES.items()}
-    files.update({".git/HEAD": "ref\n", ".env": "A=1\n", "x.bak": "dump\n", **HTACCESS})
+    files.update({".git/HEAD": "ref\n", ".env": "A=1\n", "x.bak": "dump\n",
+                  "htaccess/notes.txt": "x\n", **HTACCESS})
     root = make_docroot(prefix="confmig-sec002-")
     try:
         write(root, files)
@@ -236,8 +247,9 @@ def test_apache_agrees(apache_binary: ApacheBinary) -> None:
                         for case in CASES}
             assert statuses == {case: status for case, (_, _, status) in CASES.items()}
             top = {p: http_get(server.base_url, p).status
-                   for p in ("/.git/HEAD", "/.env", "/x.bak")}
-            assert top == {"/.git/HEAD": 200, "/.env": 200, "/x.bak": 403}
+                   for p in ("/.git/HEAD", "/.env", "/x.bak", "/htaccess/notes.txt")}
+            assert top == {"/.git/HEAD": 200, "/.env": 200, "/x.bak": 403,
+                           "/htaccess/notes.txt": 403}
             # the server config alone: *.bak denied, .git and .env not — as Apache says
             [f] = sec002(lint_paths([server.conf_path], settings=Settings(cache=False)))
             assert f.message.startswith("this server config denies some sensitive files but "

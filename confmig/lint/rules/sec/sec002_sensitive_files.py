@@ -3,36 +3,25 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.sec.exposure import (
-    Target,
-    describe,
-    find_exposed,
-    protected,
-    samples,
-    within,
-)
-from confmig.lint.scopes import Scope, build_scopes, walk_directives
-from confmig.load import LoadedConfig
+from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, samples
+from confmig.lint.scopes import walk_directives
+from confmig.load import LoadedConfig, ReadState
+from confmig.load.workspace import access_names
 from confmig.syntax import Directive, Section
 
 if TYPE_CHECKING:
     from confmig.model.site import Site, VirtualServer
 
-# (The request model — confmig.model.evaluate, site_builder — is imported where a docroot or a
-# server config is asked of it: one .htaccess file is checked without it, issue 17.)
-
-
-def _server_scopes(ctx: LintContext) -> list[Scope]:
-    if ctx.server is None:
-        return []
-    return build_scopes(walk_directives(ctx.server.nodes), htaccess=False)
+# (The request model — confmig.model.evaluate, site_builder — is imported when the rule asks
+# it: a file without a directive, or a tree of several access files and no docroot, never
+# loads it; issue 17.)
 
 
 def _document_root(ctx: LintContext) -> Directive | None:
@@ -49,18 +38,6 @@ def _anchor(ctx: LintContext, rule: Rule) -> tuple[AccessEntry, Directive] | Non
         if isinstance(first, Directive):
             return f, first
     return None
-
-
-def _access(ctx: LintContext, targets: list[Target]) -> list[tuple[str, list[Scope]]]:
-    """The scopes of the access files that can decide on ``targets`` (those in a directory
-    holding one of them): only these are loaded."""
-    wanted = {t.directory for t in targets}
-    out = []
-    for f in ctx.access:
-        directory = f.directory or "/"
-        if any(within(w, directory) for w in wanted):
-            out.append((directory, f.context.scopes()))
-    return out
 
 
 @register
@@ -90,7 +67,6 @@ class SensitiveFilesReachable(Rule):
         return next((d for d, _ in ctx.directives()), None)
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
-        server = _server_scopes(ctx)
         anchor = _anchor(ctx, self)
         if ctx.docroot is not None:
             # The request model alone decides (one decision, held to Apache by the
@@ -106,10 +82,7 @@ class SensitiveFilesReachable(Rule):
                               self.severity, self.fix)
             return
         if anchor is not None and len(ctx.access) == 1:
-            targets = samples(anchor[0].directory or "/")
-            access = _access(ctx, targets)
-            open_ = [t for t in targets if not protected(t, access, server)]
-            yield from self._partial(anchor[1], _holes(targets, open_), "this file")
+            yield from self._partial(anchor[1], _holes_of_file(ctx, anchor[0]), "this file")
         elif not ctx.access and ctx.server is not None:
             docroot = _document_root(ctx)
             if docroot is not None:
@@ -138,10 +111,34 @@ class SensitiveFilesReachable(Rule):
                                    f"{describe(holes)}{note}", severity=Severity.info)
 
 
+def _holes_of_file(ctx: LintContext, entry: AccessEntry) -> list[Target]:
+    """One access file alone (a pre-commit hook's case): the samples of its directory,
+    taken as the DocumentRoot, that the request model sends with the server config lint
+    has (or the one assumed without it), over a filesystem of just the samples and this
+    file as lint read it (:func:`sent_with`) — see :func:`_holes`."""
+    root = os.path.join("/", entry.directory or "/")
+    targets = samples(root)
+    access = {os.path.join(root, access_names(ctx.server)[0]): entry.context.loaded}
+    return _holes(targets, sent_with(root, targets, access, ctx.server, ctx.workspace.state))
+
+
+def sent_with(document_root: str, targets: list[Target], access: Mapping[str, LoadedConfig],
+              server: LoadedConfig | None, state: ReadState) -> list[Target]:
+    """The targets whose own content the main server sends (2xx with that file) when
+    ``document_root`` is its DocumentRoot, asked of the request model over a filesystem
+    holding just the targets and the access files of ``access`` (path → content: nothing
+    else of this machine is read), with ``server``'s configuration or, without one, the one
+    lint assumes (:func:`~confmig.model.listed_files.listed_site`)."""
+    from confmig.model.listed_files import listed_site
+
+    site = listed_site(document_root, [t.path for t in targets], access, server, state)
+    return [t for t in targets if _sends(site, site.main, t)]
+
+
 def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
-    """The candidates Apache would really serve, asked of the request model (which the
-    differential tests hold to real Apache): the syntactic check above cannot see every
-    way a tree denies a file (2.2 ``Deny`` in a subdirectory, rewrite rules, ``<If>``)."""
+    """The candidates Apache would really serve (2xx), asked of the request model (which
+    the differential tests hold to real Apache) over the docroot on disk: every way a tree
+    denies a file counts (2.2 ``Deny`` in a subdirectory, rewrite rules, ``<If>``…)."""
     if not candidates:
         return []
     from confmig.model.evaluate import evaluate, site_for
