@@ -36,7 +36,7 @@ from confmig.lint.context import (
     split_lines,
 )
 from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
-from confmig.lint.finding import Finding
+from confmig.lint.finding import Finding, forget_messages
 from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
@@ -276,8 +276,11 @@ def lint_paths(
     it unless ``follow_symlinks``; access files it does not read are CTX009 findings.
     """
     with _collect_less():
-        return _lint_paths(paths, config, defines, settings, use_cache, jobs, on_directory,
-                           follow_symlinks)
+        try:
+            return _lint_paths(paths, config, defines, settings, use_cache, jobs,
+                               on_directory, follow_symlinks)
+        finally:
+            forget_messages()
 
 
 def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Path | None,
