@@ -86,9 +86,14 @@ def test_env_a_rule_may_read_before_it_is_set_is_denied_there_and_announced(
         assert (a.status, b.status) == (200, 200)
 
 
+@pytest.mark.parametrize("options", ["", "Options -FollowSymLinks\n"])
 def test_directory_or_file_is_one_stat_with_the_same_answers(
-        root: Path, apache_binary: object, nginx_binary: object) -> None:
-    _write(root, HIDDEN)
+        root: Path, options: str, apache_binary: object, nginx_binary: object) -> None:
+    """nginx's -e is is_file || is_dir || is_link, and is_link is never set (its stat
+    follows links): the same answers as Apache for files, directories and links to them.
+    With -FollowSymLinks (nginx: disable_symlinks on) Apache's per-directory rules answer
+    403 to every request, and so does nginx."""
+    _write(root, options + HIDDEN)
     (root / ".hidden").write_text("h\n")
     (root / ".hidden").chmod(0o644)
     (root / "d" / ".dir").mkdir()
@@ -99,9 +104,11 @@ def test_directory_or_file_is_one_stat_with_the_same_answers(
     os.symlink(root / "d", root / ".ld")
     text = convert_docroot(root).output.body
     assert "if (-e $request_filename)" in text and "-f $request_filename" not in text
+    assert ("disable_symlinks on;" in text) == bool(options)
     urls = {"/.hidden": 403, "/d/.dir/": 403, "/d/.dir": 403, "/.lf": 403, "/.ld/": 403,
             "/.nope": 404, "/a.html": 200, "/d/b.html": 200}
     with both(root) as pair:
         for url, status in urls.items():
             a, b = pair.ask(url)
-            assert (a.status, b.status) == (status, status), url
+            # without FollowSymLinks Apache's per-directory rules answer 403 to everything
+            assert (a.status, b.status) == ((403, 403) if options else (status, status)), url
