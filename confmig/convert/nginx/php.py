@@ -29,11 +29,12 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.rewrite import q
-from confmig.model.plan import RewritePlan, Settings, SitePlan, Source
+from confmig.model.plan import FilesScope, RewritePlan, Settings, SitePlan, Source
 
 #: Which requests go to PHP: the first path component that ends in ``.php`` (then PATH_INFO).
 LOCATION = "~ [^/]\\.php(/|$)"
@@ -74,6 +75,89 @@ _COPY = re.compile(r"^(HTTP_[A-Z0-9_]+):%\{HTTP:([A-Za-z0-9-]+)\}$")
 def is_php_handler(handler: str) -> bool:
     """A handler that makes Apache run the file with PHP."""
     return handler.lower().startswith(PHP_HANDLERS)
+
+
+def files_php(files: FilesScope) -> bool | None:
+    r"""Whether a file a ``<Files>`` section matches runs as PHP, when the section decides it:
+    its own ``SetHandler`` replaces the server's (``--php-fpm``: a ``<FilesMatch \.php$>``
+    as Debian's php-fpm configuration, merged before the access files' sections).
+    ``SetHandler none`` leaves it to mod_mime's ``AddHandler`` of ``.php``.  None: the
+    section sets no handler (a ``.php`` name runs as PHP)."""
+    if not files.sets_handler:
+        return None
+    settings = files.settings
+    if settings.handler is not None:
+        return is_php_handler(settings.handler)
+    return any(ext == "php" and is_php_handler(h) for ext, h in settings.handlers)
+
+
+MAX_NAME_FILES = 5000  # files of a directory looked at for names mod_mime gives .php's handler
+
+
+def handler_notes(settings: Settings, php_fpm: bool, files: FilesScope | None,
+                  directory: str) -> list[tuple[str, str]]:
+    """(directive, reason) for each handler in force that the output does not run as Apache
+    does: every handler but Apache's own file handler (``AddHandler``, a ``<Files>``
+    section's ``SetHandler``), except — with ``--php-fpm`` — a PHP
+    handler of ``.php`` (``AddHandler``, while no file of *directory* has ``.php`` before
+    its last extension or in other letters, which mod_mime hands to it too) or of a
+    ``<Files>`` section (*files*)."""
+    out = []
+    for ext, handler in settings.handlers:
+        if handler == "default-handler":
+            continue  # Apache's own file handler: the file is sent, as nginx sends it
+        if not (php_fpm and is_php_handler(handler)):
+            out.append(("AddHandler", f".{ext} → {handler}: not translated (nginx serves the "
+                                      "file as it is)"))
+        elif ext != "php":
+            out.append(("AddHandler", f".{ext} → {handler}: nginx hands only names ending "
+                                      "in .php to php-fpm"))
+        else:
+            other = _other_php_names(directory)
+            if other:
+                out.append(("AddHandler", f".php → {handler}: mod_mime also hands {other} "
+                                          "to it (every extension counts, in any letters); "
+                                          "nginx serves it as a file"))
+    handler = settings.handler
+    # Apache's file handler for a directory also takes its listing (404): only that of a
+    # <Files> section that does not match the directory itself is exact
+    exact = handler == "default-handler" and files is not None and not files.matches_directory
+    if handler is not None and not exact:
+        if not php_fpm or not is_php_handler(handler):
+            out.append(("SetHandler", f"{handler}: not translated"))
+        elif files is None:
+            out.append(("SetHandler", f"{handler} for every file of the directory: nginx "
+                                      "hands only .php names to php-fpm"))
+    return out
+
+
+def handler_source(plan: SitePlan, directory: str, directive: str) -> Source | None:
+    """The line of the deepest *directive* (SetHandler, AddHandler…) in force in
+    *directory*: the plan's handler note of it or of a parent directory."""
+    best = None
+    for note in plan.notes:
+        inside = directory == note.scope or directory.startswith(note.scope.rstrip("/") + "/")
+        if note.handler and inside and note.directive.lower() == directive.lower() \
+                and (best is None or len(note.scope) >= len(best.scope)):
+            best = note
+    return best.source if best is not None else None
+
+
+@lru_cache(maxsize=64)  # asked for every location of a scope, within one conversion
+def _other_php_names(directory: str) -> str:
+    """A file below *directory* whose name mod_mime gives ``.php``'s handler but that does
+    not end in ``.php`` (``a.php.jpg``, ``A.PHP``), or ""."""
+    seen = 0
+    for current, dirs, names in os.walk(directory):
+        dirs.sort()
+        for name in sorted(names):
+            seen += 1
+            if seen > MAX_NAME_FILES:
+                return ""
+            extensions = [e.lower() for e in name.split(".")[1:]]
+            if "php" in extensions and not name.endswith(".php"):
+                return os.path.relpath(os.path.join(current, name), directory)
+    return ""
 
 
 @dataclass(frozen=True)
@@ -282,17 +366,24 @@ class PhpEmitter:
         return self.http.map(f'"{status}:$confmig_php_pass1:$http_authorization"', rows, '""')
 
     def add_locations(self, sid: str, locations: list[Any], index: Iterable[str],
-                      make: Callable[[str, list[str], list[str]], Any]) -> None:
+                      make: Callable[[str, list[str], list[str]], Any],
+                      files: dict[str, FilesScope] | None = None) -> None:
         """Make a scope's *locations* (``match``, ``lines``, ``nested``; built by *make*)
         hand ``.php`` to php-fpm: a nested PHP location in the scope's own location and in
         each ``<Files>`` location (with their lines), the FastCGI lines in an exact
         location of a ``.php`` file; every location first records the scope as the
-        request's first pass."""
+        request's first pass.  *files* maps a ``<Files>`` location's ``match`` to its
+        section: one whose ``SetHandler`` switches PHP off gets no PHP location, and the
+        scope's PHP location answers 404 for a script it matches followed by PATH_INFO
+        (Apache's default handler does); one that switches it on hands every name to it."""
+        sections = files or {}
+        off = [m for m, f in sections.items() if files_php(f) is False]
         for location in locations:
-            self._add(sid, location, list(index), make, nested=False)
+            self._add(sid, location, list(index), make, False, sections, off)
 
     def _add(self, sid: str, location: Any, index: list[str],
-             make: Callable[[str, list[str], list[str]], Any], nested: bool) -> None:
+             make: Callable[[str, list[str], list[str]], Any], nested: bool,
+             sections: dict[str, FilesScope], off: list[str]) -> None:
         match: str = location.match
         if match.startswith("= "):
             if match.strip('= "').lower().endswith(".php"):
@@ -300,12 +391,22 @@ class PhpEmitter:
             location.lines.insert(0, self.first_pass(sid))
             return
         for child in location.nested:
-            self._add(sid, child, index, make, nested=True)
-        if not nested or match.startswith("~"):
+            self._add(sid, child, index, make, True, sections, off)
+        section = sections.get(match) if nested else None
+        runs = files_php(section) if section is not None else None
+        if runs is not False and (not nested or match.startswith("~")):
             lines = [line for line in location.lines
                      if not line.startswith(("# untranslatable:", "# note:"))]
-            location.nested.append(make(LOCATION, ["PHP scripts (--php-fpm)"],
-                                        [self.first_pass(sid),
+            guard = []
+            if not nested:
+                for regex in off:  # "~ REGEX" of a <Files> location
+                    guard.append(f"if ($fastcgi_script_name {regex}) {{ return 404; }}")
+                if guard:
+                    guard.insert(0, "# a script whose <Files> section switches PHP off, "
+                                    "with PATH_INFO: Apache's default handler answers 404")
+            where = "~ ^/" if runs else LOCATION  # the section's every name is a script
+            location.nested.append(make(where, ["PHP scripts (--php-fpm)"],
+                                        [self.first_pass(sid), *guard,
                                          *self.location_lines(sid, lines, index)]))
         location.lines.insert(0, self.first_pass(sid))
 

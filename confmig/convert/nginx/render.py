@@ -33,7 +33,7 @@ from confmig.convert.nginx.headers import (
 )
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
-from confmig.convert.nginx.php import PhpEmitter, is_php_handler
+from confmig.convert.nginx.php import PhpEmitter, handler_notes, handler_source
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
 from confmig.convert.nginx.rewrite import VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
@@ -119,6 +119,8 @@ class Renderer:
 
     def render(self) -> NginxOutput:
         for note in self.plan.notes:
+            if note.handler:
+                continue  # handler_notes() says what of the handlers is not run
             self.notes.append(EmitNote(note.source, note.directive, note.reason, note.scope,
                                        note.changes_behaviour))
         locations = []
@@ -193,10 +195,11 @@ class Renderer:
                 self._note(source, "RewriteRule", reason, scope.directory)
             self.php.add_locations(sid, out, scope.settings.index,
                                    lambda match, comments, lines: Location(match, comments,
-                                                                           lines))
+                                                                           lines),
+                                   self._files_matches(scope))
         main = out[-1]
         seen: set[str] = set()
-        notes = [n for n in self.plan.notes if n.scope == scope.directory]
+        notes = [n for n in self.plan.notes if n.scope == scope.directory and not n.handler]
         for note in [*notes, *self.notes[before:]]:
             text = (f"{'untranslatable' if note.changes_behaviour else 'note'}: "
                     f"{note.source} {note.directive}: {note.reason}")
@@ -234,6 +237,16 @@ class Renderer:
             bare.lines, _ = self._settings_lines(scope, scope.settings, sid + "s", rules)
             _prepend(bare.lines, denials)
             out.insert(0, bare)
+        return out
+
+    def _files_matches(self, scope: Scope) -> dict[str, FilesScope]:
+        """The ``match`` of each ``<Files>`` location of the scope, to its section."""
+        out = {}
+        for files in self._nested_files(scope):
+            try:
+                out[f"~ {q(basename(files.basename_regex))}"] = files
+            except Untranslatable:
+                continue
         return out
 
     def _file_denials(self, scope: Scope) -> list[str]:
@@ -494,17 +507,13 @@ class Renderer:
                     what += (" + " if what else "") + "AddCharset (the charset in the type)"
                 lines += [f"# {what} (nginx's types {{ }} replaces the inherited map: all of "
                           "it again)", *self.types.block(sorted(typed.items()))]
-        for ext, handler in settings.handlers:
-            if handler.lower() == "default-handler":
-                continue  # Apache's own file handler: the file is sent, as nginx sends it
-            if self.php is not None and ext.lower() == "php" and is_php_handler(handler):
-                continue  # --php-fpm: .php goes to php-fpm
-            self._note(None, "AddHandler", f".{ext} → {handler}: handlers are not translated "
-                                           "(the file is served as it is)", scope.directory,
-                       changes=False)
-        if settings.handler:
-            self._note(None, "SetHandler", f"{settings.handler}: not translated",
-                       scope.directory)
+        files = next((f for f in scope.files if f.settings is settings), None)
+        for directive, reason in handler_notes(settings, self.php is not None, files,
+                                               scope.directory):
+            own = files is not None and files.sets_handler and directive == "SetHandler"
+            source = files.source if own else handler_source(self.plan, scope.directory,
+                                                             directive)
+            self._note(source, directive, reason, scope.directory)
         if settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")

@@ -60,7 +60,7 @@ from confmig.model.round import Round
 from confmig.model.sections import ConfigSection
 from confmig.model.site import Site, VirtualServer
 from confmig.model.target import site_for
-from confmig.model.walk import directory_walk
+from confmig.model.walk import directory_walk, file_walk
 from confmig.syntax import Directive, Node, Section, parse_text
 from confmig.syntax.words import split_words
 
@@ -81,6 +81,10 @@ EXPRESSED = frozenset({
     # a login: Access.login when it is a plain Basic one (an emitter announces the others)
     "authtype", "authname", "authuserfile", "authgroupfile", "authbasicprovider",
 })
+#: Directives the plan carries as handlers (Settings.handler, Settings.handlers,
+#: FilesScope.sets_handler); still a note, marked ``handler``, for an emitter that does not
+#: run them (one that does announces what it leaves out itself).
+HANDLER_DIRECTIVES = frozenset({"sethandler", "addhandler", "removehandler"})
 #: Directives that change nothing a request's answer is compared on: Apache's own error
 #: pages' signature line.  Carried as information, not as an untranslatable construct.
 COSMETIC = frozenset({"serversignature"})
@@ -235,7 +239,9 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
         scope.files.append(FilesScope(
             files.label, _basename_regex(files), Source(files.file, files.line),
             _settings(site, server, merged, url, document_root, directory, notes),
-            all(d.lname in ACCESS_DIRECTIVES for d in files.directives)))
+            all(d.lname in ACCESS_DIRECTIVES for d in files.directives),
+            any(d.lname == "sethandler" for d in files.directives),
+            bool(file_walk([files], directory + "/"))))
     return scope
 
 
@@ -738,12 +744,15 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
                                       "header to scripts as HTTP_AUTHORIZATION (nginx's "
                                       "fastcgi_params pass it themselves)", directory,
                                       changes_behaviour=False))
-            elif node.lname == "addhandler" and node.args \
-                    and node.args[0].lower() == "default-handler":
-                continue  # Apache's own file handler: the file is sent as it is
             elif node.lname == "addoutputfilterbytype" and node.args and all(
                     f.lower() == "deflate" for f in node.args[0].split(";")):
                 continue  # Settings.deflate_types
+            elif node.lname in HANDLER_DIRECTIVES:
+                if node.lname == "addhandler" and node.args \
+                        and node.args[0].lower() == "default-handler":
+                    continue  # Apache's own file handler: the file is sent as it is
+                notes.append(PlanNote(_source(node), node.name, "a handler: the plan carries "
+                                      "it, a target may not run it", directory, handler=True))
             elif node.lname in COSMETIC:
                 notes.append(PlanNote(_source(node), node.name, "only changes the server's "
                                       "own error pages (left out)", directory,

@@ -29,7 +29,8 @@ def plan_json(plan: SitePlan) -> dict[str, Any]:
         "server_aliases": list(plan.server_aliases),
         "scopes": [_scope(s) for s in plan.scopes],
         "notes": [{"source": _src(n.source), "directive": n.directive, "reason": n.reason,
-                   "scope": n.scope, "changes_behaviour": n.changes_behaviour}
+                   "scope": n.scope, "changes_behaviour": n.changes_behaviour,
+                   "handler": n.handler}
                   for n in plan.notes],
     }
 
@@ -48,6 +49,8 @@ def _scope(scope: Scope) -> dict[str, Any]:
 def _files(files: FilesScope) -> dict[str, Any]:
     return {"section": files.label, "source": _src(files.source),
             "basename_regex": files.basename_regex, "only_access": files.only_access,
+            "sets_handler": files.sets_handler,
+            "matches_directory": files.matches_directory,
             "settings": _settings(files.settings)}
 
 

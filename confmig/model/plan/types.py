@@ -41,6 +41,9 @@ class PlanNote:
     reason: str
     scope: str  # absolute directory whose requests may be affected
     changes_behaviour: bool = True
+    #: a SetHandler/AddHandler/RemoveHandler line, which the settings carry: an emitter
+    #: that runs handlers announces what it leaves out itself and drops this note
+    handler: bool = False
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,13 @@ class FilesScope:
     source: Source
     settings: Settings
     only_access: bool  # the section sets access control and nothing else
+    #: the section has a ``SetHandler`` of its own: for a file it matches, the handler is
+    #: ``settings.handler`` (None: ``SetHandler none``, mod_mime's AddHandler decides), not
+    #: an earlier ``<Files>`` section's (the server's PHP one: sections merge in order)
+    sets_handler: bool = False
+    #: the section also applies to a request for the directory itself (Apache's file walk
+    #: matches it against the empty name after the directory's slash: ``<Files *>``)
+    matches_directory: bool = False
 
 
 @dataclass
