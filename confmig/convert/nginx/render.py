@@ -35,9 +35,9 @@ from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.php import PhpEmitter, handler_notes, handler_source
 from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
-from confmig.convert.nginx.rewrite import VARIABLE_MAPS, AliasGuard, q, translate
+from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
-from confmig.model.plan import FilesScope, Scope, Settings, SitePlan, Source
+from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePlan, Source
 
 
 @dataclass
@@ -213,7 +213,7 @@ class Renderer:
         where = ", ".join(str(s) for s in scope.sources) or "server configuration"
         main = Location("/" if scope.url == "/" else f"^~ {q(scope.url)}",
                         [f"{scope.directory} ({where})"])
-        denials = self._file_denials(scope)
+        denials = [*self._link_denials(scope), *self._file_denials(scope)]
         main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
         _prepend(main.lines, denials)
         for files in self._nested_files(scope):
@@ -249,6 +249,22 @@ class Renderer:
                 continue
         return out
 
+    def _link_denials(self, scope: Scope) -> list[str]:
+        """Apache's walk answers 403 for a symlink it does not follow and for any path below
+        it.  nginx answers 404 for a link to nothing, and for a path through a refused link
+        to a directory (``disable_symlinks``: ENOTDIR); it cannot tell these from missing
+        files, so the links the tree held when it was converted are named."""
+        root = self.plan.document_root.rstrip("/")
+        urls = [link.path[len(root):] for link in self.plan.links
+                if link.path.startswith(root + "/") and not link.followed(scope.settings)
+                and self.plan.scope_for(link.path.rsplit("/", 1)[0]) is scope]
+        if not urls:
+            return []
+        name = self.http.map("$uri", [(f"~^{_escape(url)}(?:/|\\z)", "1") for url in urls],
+                             '""')
+        return [f"# symlinks Apache does not follow (403): {', '.join(urls)}",
+                f"if ({name}) {{ return 403; }}"]
+
     def _file_denials(self, scope: Scope) -> list[str]:
         """The ``<Files>``/``<FilesMatch>`` denials in force, as the first lines of every
         location of the scope (nginx's rewrite phase, before its rules — Apache checks
@@ -260,6 +276,8 @@ class Renderer:
         Matching on the URL's last component alone would deny too much in the first case
         and too little in the second."""
         lines: list[str] = []
+        names: list[tuple[str, int]] = []  # the -d tests: (map row, status)
+        none = _no_file(scope.settings)
         for files in scope.files:
             access = files.settings.access
             if access.decision == "granted":
@@ -279,16 +297,25 @@ class Renderer:
                         "return 403;"]
             # maps (http { }), so that every `if` here ends in `return`: an `if` that
             # matches and only sets a variable would take try_files out of the location
-            name = self.http.map("$uri", [(f"~{_with_parent(regex, 'confmig_dir')}",
-                                       '"$document_root$confmig_dir"')], '""')
+            names.append((f"~{_with_parent(regex, 'confmig_dir')}", status))
             path_info = self.http.map("$uri", [(f"~{then_path}", '"$document_root$confmig_named"')],
-                                  '""')
+                                  none)
             lines += [f"# {files.source} {files.label}: {access.why or 'denied'} (when Apache's "
                       "walk stops at that name: its directory exists; or it is a file followed "
                       "by PATH_INFO)",
-                      f"if (-d {name}) {{ return {status}; }}",
                       f"if (-f {path_info}) {{ return {status}; }}"]
-        return lines
+        return lines + self._name_denials(names, none)
+
+    def _name_denials(self, names: list[tuple[str, int]], none: str) -> list[str]:
+        """The "its directory exists" tests of the denials: one map and one stat for all of
+        them when they answer alike (every row captures the same directory — the URL up to
+        its last slash — so the first matching row gives what any other would)."""
+        row = '"$document_root$confmig_dir"'
+        if len({status for _, status in names}) == 1:
+            name = self.http.map("$uri", [(regex, row) for regex, _ in names], none)
+            return [f"if (-d {name}) {{ return {names[0][1]}; }}"]
+        return [f"if (-d {self.http.map('$uri', [(regex, row)], none)}) {{ return {status}; }}"
+                for regex, status in names]
 
     def _nested_files(self, scope: Scope) -> list[FilesScope]:
         """Sections that need a location of their own: those that set more than access, and
@@ -313,7 +340,8 @@ class Renderer:
             # a grant inside a denied directory: only for the name Apache's walk stops at
             status = scope.settings.access.status or 403
             parent = self.http.map("$request_filename",
-                               [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")], '""')
+                               [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")],
+                               _no_file(files.settings))
             loc.lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
         return loc
 
@@ -365,7 +393,13 @@ class Renderer:
             return lines + self._content_lines(scope, settings), None
         guard, alias_lines = self._alias(scope, settings)
         rewrite_out = None
-        if with_rewrite and settings.rewrite is not None:
+        forbidden: list[str] = []
+        if with_rewrite and settings.rewrite is not None and not (
+                settings.follow_symlinks or settings.symlinks_if_owner):
+            forbidden = [*alias_lines, *_rewrite_forbidden(settings.rewrite)]
+            lines += forbidden
+            alias_lines = []
+        elif with_rewrite and settings.rewrite is not None:
             rewrite_out = translate(settings.rewrite, sid, guard, self.http)
             if guard is not None and any(r.nosub and r.last and not r.status_flag
                                          for r in settings.rewrite.rules):
@@ -389,7 +423,7 @@ class Renderer:
         lines += tail
         if any(line.startswith("auth_basic ") for line in lines) and any(
                 _answers(line) for line in [*(rewrite_out.lines if rewrite_out else []),
-                                            *alias_lines, *tail]):
+                                            *forbidden, *alias_lines, *tail]):
             # nginx runs its rewrite phase before its access phase (auth_basic); Apache
             # asks for the login before its per-directory rules and redirects
             self._note(settings.access.source, "AuthType", "rules or redirects here would "
@@ -481,7 +515,12 @@ class Renderer:
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
                       "index .confmig-no-directory-index;"]
         lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
-        if not settings.follow_symlinks:
+        if settings.follow_symlinks:
+            pass
+        elif settings.symlinks_if_owner:
+            lines += ["# Options SymLinksIfOwnerMatch: a link only to a file of its own owner",
+                      "disable_symlinks if_not_owner;"]
+        else:
             lines.append("disable_symlinks on;")
         if not settings.slash:
             self._note(None, "DirectorySlash", "DirectorySlash Off: nginx still redirects a "
@@ -554,6 +593,27 @@ def _answers(line: str) -> bool:
     """A directive of nginx's rewrite phase that answers or moves the request."""
     return not line.lstrip().startswith("#") and re.search(
         r"(?:^|[{;]\s*)(?:return|rewrite)\s", line) is not None
+
+
+def _no_file(settings: Settings) -> str:
+    """The value of a file-test variable when its map matched nothing: "" where nginx follows
+    symlinks (stat("") fails at once), else a path that cannot exist — with
+    ``disable_symlinks`` nginx opens an empty name as "." (its working directory), so
+    ``-d ""`` would be true."""
+    return '""' if settings.follow_symlinks else NO_FILE
+
+
+def _rewrite_forbidden(plan: RewritePlan) -> list[str]:
+    """mod_rewrite's answer where Options has neither FollowSymLinks nor
+    SymLinksIfOwnerMatch: 403 for every request its per-directory rules would see (not the
+    directory itself without its slash: mod_rewrite declines it, mod_dir redirects)."""
+    where = f"{plan.source}: " if plan.source else ""
+    lines = [f"# {where}RewriteEngine On with neither FollowSymLinks nor "
+             "SymLinksIfOwnerMatch: mod_rewrite forbids every request (403)"]
+    itself = plan.strip.rstrip("/")
+    if itself:
+        return [*lines, f"if ($uri != {q(itself)}) {{ return 403; }}"]
+    return [*lines, "return 403;"]
 
 
 def _with_parent(regex: str, name: str) -> str:

@@ -85,6 +85,9 @@ TYPE_CODES = 10
 N_ROUNDS = 10
 CATCH_ALL = frozenset({".", "^", "^(.*)$", ".*", "^.*$", "(.*)", "^(.+)$", ".+", "^/?(.*)$"})
 FILE_TESTS = {"-f": "-f", "-d": "-d", "-x": "-x"}
+#: A path no file test finds (its parent is a device): the value of a file-test variable
+#: that names nothing — nginx with ``disable_symlinks`` takes an empty name for "."
+NO_FILE = '"/dev/null/confmig-none"'
 #: What the internal rewrites of a location need to know about the request's own URL.
 PREAMBLE = [
     "# $confmig_slash: 0 for a directory requested without its slash (mod_dir's 301 comes",
@@ -94,7 +97,7 @@ PREAMBLE = [
     "if (-d $request_filename) { set $confmig_slash 0; }",
     'if ($uri ~ "/\\z") { set $confmig_slash 1; }',
     'set $confmig_mapped "";',
-    'set $confmig_parent "";',
+    f"set $confmig_parent {NO_FILE};",
     "if (-e $request_filename) { set $confmig_mapped e; }",
     'if ($request_filename ~ "^(.*)/[^/]+\\z") { set $confmig_parent $1; }',
     'if (-d $confmig_parent) { set $confmig_mapped "${confmig_mapped}p"; }',

@@ -19,10 +19,12 @@ from confmig.model.plan.types import (
     Settings,
     SitePlan,
     Source,
+    SymLink,
 )
 
 __all__ = [
     "Access", "BasicLogin", "EnvCondition", "Expires", "FilesScope", "Header", "LoginEntry",
     "PlanError", "PlanNote", "Redirect", "RewritePlan", "Scope", "Settings", "SitePlan", "Source",
+    "SymLink",
     "plan_config", "plan_docroot", "plan_workspace",
 ]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+import stat
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from confmig.model.merge import (
     OPT_INDEXES,
     OPT_MULTI,
     OPT_SYM_LINKS,
+    OPT_SYM_OWNER,
     DirConfig,
     HeaderEntry,
     MimeDir,
@@ -52,6 +54,7 @@ from confmig.model.plan.types import (
     Settings,
     SitePlan,
     Source,
+    SymLink,
 )
 from confmig.model.request import Request
 from confmig.model.response_headers import check_header, check_headers
@@ -137,7 +140,7 @@ def _plan_server(workspace: Workspace, site: Site, server: VirtualServer,
                  document_root: str) -> SitePlan:
     directories = _scope_directories(workspace, server, document_root)
     plan = SitePlan(document_root, server.name, tuple(server.aliases), [], dict(site.types),
-                    label=server.label)
+                    label=server.label, links=_links(document_root))
     for directory in directories:
         plan.scopes.append(_scope(site, server, document_root, directory, plan.notes,
                                   set(directories)))
@@ -181,6 +184,30 @@ def _scope_directories(workspace: Workspace, server: VirtualServer,
             if directory.startswith(root + "/") and os.path.isdir(directory):
                 found.add(directory)
     return sorted(found, key=lambda d: (d.count("/"), d))
+
+
+def _links(document_root: str) -> tuple[SymLink, ...]:
+    """The symlinks under *document_root* (at most MAX_DIRECTORIES directories are looked
+    at; links to directories are not entered)."""
+    found: list[SymLink] = []
+    for seen, (current, dirs, files) in enumerate(os.walk(document_root.rstrip("/") or "/")):
+        if seen >= MAX_DIRECTORIES:
+            break
+        for name in sorted([*dirs, *files]):
+            path = os.path.join(current, name)
+            try:
+                own = os.lstat(path)
+                if not stat.S_ISLNK(own.st_mode):
+                    continue
+            except OSError:
+                continue
+            try:
+                target_uid: int | None = os.stat(path).st_uid
+            except OSError:
+                target_uid = None
+            found.append(SymLink(path, target_uid is None, target_uid == own.st_uid))
+        dirs.sort()
+    return tuple(sorted(found, key=lambda link: link.path))
 
 
 def _subdirectories(directory: str) -> list[str]:
@@ -291,6 +318,7 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
                       and dir_conf.index_directive is not None else None),
         indexes=bool(opts & OPT_INDEXES), multiviews=bool(opts & OPT_MULTI),
         follow_symlinks=bool(opts & OPT_SYM_LINKS),
+        symlinks_if_owner=bool(opts & OPT_SYM_OWNER),
         slash=dir_conf.slash if dir_conf is not None and dir_conf.slash is not None else True,
         fallback=dir_conf.fallback if dir_conf is not None else None,
         headers=_headers(config, server),

@@ -28,6 +28,8 @@ def plan_json(plan: SitePlan) -> dict[str, Any]:
         "server_name": plan.server_name,
         "server_aliases": list(plan.server_aliases),
         "scopes": [_scope(s) for s in plan.scopes],
+        "links": [{"path": k.path, "target_missing": k.target_missing,
+                   "same_owner": k.same_owner} for k in plan.links],
         "notes": [{"source": _src(n.source), "directive": n.directive, "reason": n.reason,
                    "scope": n.scope, "changes_behaviour": n.changes_behaviour,
                    "handler": n.handler}
@@ -93,7 +95,8 @@ def _settings(s: Settings) -> dict[str, Any]:
         "error_documents": [{"status": c, "target": t, "source": _src(src)}
                             for c, t, src in s.error_documents],
         "index": list(s.index), "indexes": s.indexes, "multiviews": s.multiviews,
-        "follow_symlinks": s.follow_symlinks, "directory_slash": s.slash,
+        "follow_symlinks": s.follow_symlinks, "symlinks_if_owner_match": s.symlinks_if_owner,
+        "directory_slash": s.slash,
         "fallback": s.fallback,
         "headers": [{"action": h.entry.action, "name": h.entry.name, "value": h.entry.value,
                      "always": h.entry.always, "env": h.entry.env, "expr": h.entry.expr,

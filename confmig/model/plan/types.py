@@ -177,6 +177,9 @@ class Settings:
     indexes: bool = False  # Options Indexes
     multiviews: bool = False
     follow_symlinks: bool = True
+    #: Options SymLinksIfOwnerMatch (matters when FollowSymLinks is off): a link is followed
+    #: when it and its target have one owner; mod_rewrite's per-directory rules need either
+    symlinks_if_owner: bool = False
     slash: bool = True  # DirectorySlash
     fallback: str | None = None  # FallbackResource
     headers: tuple[Header, ...] = ()
@@ -227,6 +230,23 @@ class Scope:
     files: list[FilesScope] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class SymLink:
+    """A symlink in the tree: Apache's walk answers 403 for it and every path below it
+    unless :meth:`followed`."""
+
+    path: str  # absolute
+    target_missing: bool
+    same_owner: bool  # the link's owner (lstat) owns what it leads to
+
+    def followed(self, settings: Settings) -> bool:
+        """``resolve_symlink`` (confmig.model.walk): a link to nothing never; else with
+        FollowSymLinks, or SymLinksIfOwnerMatch and one owner."""
+        if self.target_missing:
+            return False
+        return settings.follow_symlinks or (settings.symlinks_if_owner and self.same_owner)
+
+
 @dataclass
 class SitePlan:
     """One site (a document root served by one server)."""
@@ -238,6 +258,8 @@ class SitePlan:
     types_config: dict[str, str]  # Apache's TypesConfig: extension → type
     notes: list[PlanNote] = field(default_factory=list)
     label: str = "main server"  # the <VirtualHost> it came from
+    #: the symlinks under the document root (when it was planned)
+    links: tuple[SymLink, ...] = ()
 
     def scope_for(self, directory: str) -> Scope | None:
         """The deepest scope holding *directory* (absolute)."""
