@@ -83,13 +83,14 @@ def make_text(shape: str, size: int) -> bytes | None:
     return "".join(out).encode()
 
 
-def _work(command: str, path: Path) -> Callable[[], object]:
-    """What ``confmig parse|lint|parse --format json`` does with ``path``, in process."""
+def _work(command: str, path: Path, ignore: tuple[str, ...] = ()) -> Callable[[], object]:
+    """What ``confmig parse|lint|parse --format json`` does with ``path``, in process
+    (lint without the rules of ``ignore``)."""
     if command == "lint":
         from confmig.lint.config import Settings
         from confmig.lint.engine import lint_paths
 
-        settings = Settings(cache=False)
+        settings = Settings(cache=False, ignore=ignore)
         return lambda: lint_paths([path], settings=settings, jobs=1).findings
     from confmig.load import load_path
 
@@ -100,7 +101,8 @@ def _work(command: str, path: Path) -> Callable[[], object]:
     return lambda: load_path(path)
 
 
-def traced(command: str, path: Path, timed: bool = True) -> tuple[float, int, int]:
+def traced(command: str, path: Path, timed: bool = True, ignore: tuple[str, ...] = ()
+           ) -> tuple[float, int, int]:
     """(seconds untraced, peak bytes traced, file bytes) of ``command`` on ``path``; a warm-up
     on the file's first 4 KB first, so that imports and first-use caches are not counted.
     Not ``timed``: no untraced run (seconds 0)."""
@@ -109,8 +111,8 @@ def traced(command: str, path: Path, timed: bool = True) -> tuple[float, int, in
         small = Path(tmp) / path.name
         cut = data.rfind(b"\n", 0, 4096) + 1
         small.write_bytes(data[:cut] or data[:4096])
-        _work(command, small)()
-    work = _work(command, path)
+        _work(command, small, ignore)()
+    work = _work(command, path, ignore)
     seconds = 0.0
     if timed:
         start = time.perf_counter()
@@ -156,12 +158,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure one command on one file; print seconds, peak, size")
     parser.add_argument("--memory-only", action="store_true",
                         help="with --traced: no untraced run (seconds printed as 0)")
+    parser.add_argument("--ignore", default="",
+                        help="with --traced lint: rule codes left out (comma-separated)")
     args = parser.parse_args(argv)
     if args.traced:
         command, file = args.traced
         if command not in COMMANDS:
             parser.error(f"--traced: one of {', '.join(COMMANDS)}")
-        seconds, peak, size = traced(command, Path(file), timed=not args.memory_only)
+        ignore = tuple(c for c in args.ignore.split(",") if c)
+        seconds, peak, size = traced(command, Path(file), timed=not args.memory_only,
+                                     ignore=ignore)
         print(f"{seconds:.4f} {peak} {size}")
         return 0
     size = int(args.size_mb * 1_000_000)
