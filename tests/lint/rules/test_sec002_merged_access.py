@@ -26,7 +26,7 @@ import pytest
 from confmig.lint.config import Settings
 from confmig.lint.engine import LintResult, lint_paths
 from confmig.lint.finding import Finding, Severity
-from confmig.lint.rules.sec.exposure import Target
+from confmig.lint.rules.sec.exposure import SampleFile
 from confmig.lint.rules.sec.sec002_sensitive_files import _sent, sent_with
 from confmig.lint.testing import finds
 from confmig.lint.testing import write_tree as write
@@ -50,8 +50,8 @@ def test_relative_directory_protects_the_git_directory_of_an_absolute_document_r
     assert f.message == ("this server config denies some sensitive files but not "
                          "/.env, *.bak, *.sql")
     # the same for one access file alone in /site (sent_with: the model over the samples)
-    git = Target("/.git/HEAD", "/site/.git/HEAD", "/.git/")
-    env = Target("/.env", "/site/.env", "/.env")
+    git = SampleFile("/.git/HEAD", "/site/.git/HEAD", "/.git/")
+    env = SampleFile("/.env", "/site/.env", "/.env")
     assert sent(text, "/site", [git, env]) == [env]
 
 
@@ -65,8 +65,8 @@ def test_root_directory_denial_does_not_cover_a_granted_document_root() -> None:
     assert f.message.startswith("this server config denies some sensitive files but not "
                                 "/.git/, *.bak, *.sql")
     assert "/.env" not in f.message
-    git = Target("/.git/HEAD", "/var/www/html/.git/HEAD", "/.git/")
-    env = Target("/.env", "/var/www/html/.env", "/.env")
+    git = SampleFile("/.git/HEAD", "/var/www/html/.git/HEAD", "/.git/")
+    env = SampleFile("/.env", "/var/www/html/.env", "/.env")
     assert sent(text, "/var/www/html", [git, env]) == [git]
 
 
@@ -177,9 +177,9 @@ def server_text(root: str) -> str:
             + "".join(text for text, _, _ in CASES.values())).replace("{root}", root)
 
 
-def target(root: str, case: str) -> Target:
+def target(root: str, case: str) -> SampleFile:
     rel = f"{case}/{CASES[case][1]}"
-    return Target(f"/{rel}", f"{root}/{rel}", f"/{rel}")
+    return SampleFile(f"/{rel}", f"{root}/{rel}", f"/{rel}")
 
 
 def loaded(text: str) -> LoadedConfig:
@@ -195,8 +195,8 @@ def access_files(root: str, state: ReadState) -> dict[str, LoadedConfig]:
             for rel, text in HTACCESS.items()}
 
 
-def sent(text: str, root: str, targets: list[Target],
-         access: dict[str, LoadedConfig] | None = None) -> list[Target]:
+def sent(text: str, root: str, targets: list[SampleFile],
+         access: dict[str, LoadedConfig] | None = None) -> list[SampleFile]:
     """sent_with: the server config ``text`` with ``root`` as the DocumentRoot."""
     server = loaded(text)
     return sent_with(root, targets, access or {}, server, server.state)
@@ -218,7 +218,7 @@ def test_access_files_given_merge_as_apache(case: str) -> None:
 def test_an_access_file_given_is_read() -> None:
     # htaccess/.htaccess denies what no <Directory> grants again (403 on Apache, below)
     text = DENIED.format(path="/") + server_text(DOCROOT)
-    t = Target("/htaccess/notes.txt", f"{DOCROOT}/htaccess/notes.txt", "/htaccess/notes.txt")
+    t = SampleFile("/htaccess/notes.txt", f"{DOCROOT}/htaccess/notes.txt", "/htaccess/notes.txt")
     assert sent(text, DOCROOT, [t], access_files(DOCROOT, ReadState())) == []
     assert sent(text, DOCROOT, [t]) == [t]
 

@@ -17,7 +17,7 @@ MAX_ENTRIES = 200_000
 
 
 @dataclass(frozen=True)
-class Target:
+class SampleFile:
     """One file to check: its URL-path and physical path."""
 
     url: str        # "/.git/HEAD"
@@ -30,7 +30,7 @@ def sensitive(name: str) -> bool:
     return low == ".env" or low.startswith(".env.") or low.endswith(BACKUP_SUFFIXES)
 
 
-def find_exposed(root: str) -> Iterator[Target]:
+def find_exposed(root: str) -> Iterator[SampleFile]:
     """Sensitive files and VCS directories under ``root`` (symlinks not followed)."""
     seen = 0
     for directory, dirs, files in os.walk(root):
@@ -38,27 +38,27 @@ def find_exposed(root: str) -> Iterator[Target]:
         url_dir = "/" if rel == "." else "/" + rel.replace(os.sep, "/") + "/"
         for name in sorted(d for d in dirs if d in VCS_DIRS):
             probe = "HEAD" if name == ".git" else "entries"
-            yield Target(f"{url_dir}{name}/{probe}", os.path.join(directory, name, probe),
+            yield SampleFile(f"{url_dir}{name}/{probe}", os.path.join(directory, name, probe),
                          f"{url_dir}{name}/")
         dirs[:] = sorted(d for d in dirs if d not in VCS_DIRS
                          and not os.path.islink(os.path.join(directory, d)))
         for name in sorted(files):
             if sensitive(name):
-                yield Target(url_dir + name, os.path.join(directory, name), url_dir + name)
+                yield SampleFile(url_dir + name, os.path.join(directory, name), url_dir + name)
         seen += len(files) + len(dirs)
         if seen > MAX_ENTRIES:
             return
 
 
-def samples(root: str) -> list[Target]:
+def samples(root: str) -> list[SampleFile]:
     """Stand-ins for a docroot we cannot look into."""
     urls = ("/.git/HEAD", "/.env", "/wp-config.php.bak", "/backup.sql")
     shown = ("/.git/", "/.env", "*.bak", "*.sql")
     base = root.rstrip("/")
-    return [Target(u, base + u, s) for u, s in zip(urls, shown, strict=True)]
+    return [SampleFile(u, base + u, s) for u, s in zip(urls, shown, strict=True)]
 
 
-def describe(targets: list[Target], limit: int = 5) -> str:
+def describe(targets: list[SampleFile], limit: int = 5) -> str:
     names = list(dict.fromkeys(t.shown for t in targets))
     shown = ", ".join(names[:limit])
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")

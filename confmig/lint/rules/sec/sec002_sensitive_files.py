@@ -10,7 +10,7 @@ from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.sec.exposure import Target, describe, find_exposed, samples
+from confmig.lint.rules.sec.exposure import SampleFile, describe, find_exposed, samples
 from confmig.lint.scopes import walk_directives
 from confmig.load import LoadedConfig, ReadState
 from confmig.load.workspace import access_names
@@ -97,7 +97,7 @@ class SensitiveFilesReachable(Rule):
             for anchor_, holes_ in _vhost_holes(ctx.server, docroot is not None):
                 yield from self._partial(anchor_, holes_, "this server config")
 
-    def _partial(self, anchor: Directive, holes: list[Target], where: str
+    def _partial(self, anchor: Directive, holes: list[SampleFile], where: str
                  ) -> Iterator[Finding]:
         """Without a docroot to look into: report only a protection with holes in it (see
         :func:`_holes`)."""
@@ -111,7 +111,7 @@ class SensitiveFilesReachable(Rule):
                                    f"{describe(holes)}{note}", severity=Severity.info)
 
 
-def _holes_of_file(ctx: LintContext, entry: AccessEntry) -> list[Target]:
+def _holes_of_file(ctx: LintContext, entry: AccessEntry) -> list[SampleFile]:
     """One access file alone (a pre-commit hook's case): the samples of its directory,
     taken as the DocumentRoot, that the request model sends with the server config lint
     has (or the one assumed without it), over a filesystem of just the samples and this
@@ -122,8 +122,8 @@ def _holes_of_file(ctx: LintContext, entry: AccessEntry) -> list[Target]:
     return _holes(targets, sent_with(root, targets, access, ctx.server, ctx.workspace.state))
 
 
-def sent_with(document_root: str, targets: list[Target], access: Mapping[str, LoadedConfig],
-              server: LoadedConfig | None, state: ReadState) -> list[Target]:
+def sent_with(document_root: str, targets: list[SampleFile], access: Mapping[str, LoadedConfig],
+              server: LoadedConfig | None, state: ReadState) -> list[SampleFile]:
     """The targets whose own content the main server sends (2xx with that file) when
     ``document_root`` is its DocumentRoot, asked of the request model over a filesystem
     holding just the targets and the access files of ``access`` (path → content: nothing
@@ -135,7 +135,7 @@ def sent_with(document_root: str, targets: list[Target], access: Mapping[str, Lo
     return [t for t in targets if _sends(site, site.main, t)]
 
 
-def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
+def _served(ctx: LintContext, candidates: list[SampleFile]) -> list[SampleFile]:
     """The candidates Apache would really serve (2xx), asked of the request model (which
     the differential tests hold to real Apache) over the docroot on disk: every way a tree
     denies a file counts (2.2 ``Deny`` in a subdirectory, rewrite rules, ``<If>``…)."""
@@ -149,13 +149,13 @@ def _served(ctx: LintContext, candidates: list[Target]) -> list[Target]:
             if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
 
 
-def _holes(targets: list[Target], open_: list[Target]) -> list[Target]:
+def _holes(targets: list[SampleFile], open_: list[SampleFile]) -> list[SampleFile]:
     """``open_`` when some of the usual suspects are denied and others not; nothing when none
     or all are open (a lone file that denies nothing may well be protected elsewhere)."""
     return open_ if 0 < len(open_) < len(targets) else []
 
 
-def _sent(config: LoadedConfig, targets: list[Target]) -> list[list[Target]]:
+def _sent(config: LoadedConfig, targets: list[SampleFile]) -> list[list[SampleFile]]:
     """For the main server and each ``<VirtualHost>`` serving the same DocumentRoot, the
     targets whose own content Apache sends (2xx with that file), asked of the request model
     over a filesystem holding just them (:class:`ListedFiles`): the server config's sections
@@ -185,7 +185,7 @@ def _own_document_root(server: VirtualServer) -> Directive | None:
 
 
 def _vhost_holes(config: LoadedConfig, main_checked: bool
-                 ) -> Iterator[tuple[Directive, list[Target]]]:
+                 ) -> Iterator[tuple[Directive, list[SampleFile]]]:
     """The ``<VirtualHost>`` sections with a DocumentRoot of their own (Debian's
     000-default.conf: the main server has none), each DocumentRoot asked of the request
     model as those vhosts, like :func:`_sent` asks the main server's: per distinct
@@ -211,7 +211,7 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
         assert own is not None
         groups.setdefault(vhost.document_root, []).append((vhost, own))
     for root, servers in groups.items():
-        holes: set[Target] = set()
+        holes: set[SampleFile] = set()
         anchor: Directive | None = None
         for server, own in servers:
             open_ = _holes(targets[root], [t for t in targets[root] if _sends(site, server, t)])
@@ -222,7 +222,7 @@ def _vhost_holes(config: LoadedConfig, main_checked: bool
             yield anchor, [t for t in targets[root] if t in holes]
 
 
-def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
+def _sends(site: Site, server: VirtualServer, target: SampleFile) -> bool:
     from confmig.model.evaluate import Evaluation
     from confmig.model.request import Request
 
@@ -231,7 +231,7 @@ def _sends(site: Site, server: VirtualServer, target: Target) -> bool:
         and os.path.normpath(answer.filename) == os.path.normpath(target.path)
 
 
-def _map(target: Target, ctx: LintContext) -> Target:
+def _map(target: SampleFile, ctx: LintContext) -> SampleFile:
     """The target's path as the access files know it (they may use the server's paths)."""
     if not ctx.access:
         return target
@@ -240,4 +240,4 @@ def _map(target: Target, ctx: LintContext) -> Target:
     if not top.directory or top.directory == top_real:
         return target
     rel = os.path.relpath(os.path.realpath(target.path), top_real)
-    return Target(target.url, os.path.normpath(os.path.join(top.directory, rel)), target.shown)
+    return SampleFile(target.url, os.path.normpath(os.path.join(top.directory, rel)), target.shown)
