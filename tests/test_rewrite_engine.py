@@ -20,7 +20,7 @@ from confmig.model.rewrite import (
     RewriteConfig,
     RewriteOutcome,
     RewriteRequest,
-    Rule,
+    RewriteRule,
     evaluate_directory,
     evaluate_server,
     merge,
@@ -123,7 +123,7 @@ def test_parse_arg_line_never_crashes(line: str) -> None:
 
 # ------------------------------------------------------------------------------ flags --
 
-def only_rule(text: str) -> Rule:
+def only_rule(text: str) -> RewriteRule:
     cfg = config(text)
     assert not cfg.errors, cfg.errors
     (rule,) = cfg.rules

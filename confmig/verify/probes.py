@@ -24,7 +24,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from confmig.convert.httpd import collect_access_files
 from confmig.load import ReadState, load_htaccess
-from confmig.model.rewrite.parse import Condition, RewriteConfig, Rule
+from confmig.model.rewrite.parse import Condition, RewriteConfig, RewriteRule
 from confmig.syntax import Directive, Node, Section
 from confmig.verify.regexgen import HOST_ALPHABET, PATH_ALPHABET, matches_pattern, samples
 
@@ -256,7 +256,8 @@ def _patterns(site: ProbeSite, prefix: str, directory: str, nodes: list[Node],
             yield from _files_section(site, prefix, node)
 
 
-def _rule_probes(site: ProbeSite, prefix: str, rule: Rule, subdirs: list[str]) -> Iterator[Probe]:
+def _rule_probes(site: ProbeSite, prefix: str, rule: RewriteRule, subdirs: list[str]
+                 ) -> Iterator[Probe]:
     pattern = rule.pattern
     matches, misses = samples(pattern, rule.nocase, 4)
     if rule.negate:

@@ -32,7 +32,7 @@ from confmig.model.plan import (
     Source,
 )
 from confmig.model.rewrite.expand import TOKEN_MAP, TOKEN_VAR, tokenize
-from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.rewrite.rules import Condition, RewriteRule
 from confmig.model.site_builder import DEFAULT_TYPES_CONFIG, load_types
 
 _TEMPLATES = jinja2.Environment(
@@ -294,7 +294,7 @@ class Renderer:
         return settings.access.decision == "conditional" or (
             rw is not None and any(self.rule_untranslatable(r) for r in rw.rules))
 
-    def rule_untranslatable(self, rule: Rule) -> bool:
+    def rule_untranslatable(self, rule: RewriteRule) -> bool:
         return bool(self.unsupported(rule)) or any(self.cond_unsupported(c)
                                                    for c in rule.conditions)
 
@@ -375,7 +375,7 @@ class Renderer:
             self.constant_calls.append((name, call))
         return name
 
-    def rule(self, rule: Rule, scope: Scope) -> Item:
+    def rule(self, rule: RewriteRule, scope: Scope) -> Item:
         d = rule.directive
         source = Source(d.file, d.line) if d is not None else Source(scope.directory, 0)
         comments = [f"{self.short(source)} {' '.join(str(rule).split())}"]
@@ -422,7 +422,7 @@ class Renderer:
         d = cond.directive
         return Source(d.file, d.line) if d is not None else fallback
 
-    def unsupported(self, rule: Rule) -> str:
+    def unsupported(self, rule: RewriteRule) -> str:
         flags = []
         for name, label in (("cookies", "CO"), ("handler", "H"), ("proxy", "P"),
                             ("escape_backrefs", "B"), ("backref_escapes", "B="),

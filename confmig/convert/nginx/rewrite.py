@@ -50,7 +50,7 @@ from confmig.model.rewrite.expand import (
     tokenize,
 )
 from confmig.model.rewrite.maps import RewriteMap
-from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.rewrite.rules import Condition, RewriteRule
 
 #: mod_rewrite variables with an nginx variable of the same value.
 VARIABLES = {
@@ -161,7 +161,7 @@ class EnvVars:
     proven: set[str] = field(default_factory=set)  # set for sure before the current rule
 
     @classmethod
-    def of(cls, rules: list[Rule]) -> EnvVars | None:
+    def of(cls, rules: list[RewriteRule]) -> EnvVars | None:
         """The tracked names of *rules* (None: none)."""
         read = {tok[1][4:].lower() for rule in rules for tok in tokenize(rule.substitution)
                 if tok[0] == TOKEN_VAR and tok[1][:4].upper() == "ENV:"}
@@ -187,7 +187,7 @@ class EnvVars:
         """The lines that start a pass with no tracked variable set."""
         return [f'set $confmig_e_{n} ""; set $confmig_s_{n} 0;' for n in sorted(self.values)]
 
-    def sets(self, rule: Rule) -> list[str]:
+    def sets(self, rule: RewriteRule) -> list[str]:
         """What *rule* does to the tracked variables once it applies."""
         out = []
         for entry in rule.env:
@@ -197,12 +197,12 @@ class EnvVars:
                            f"set $confmig_s_{name.lower()} 1;")
         return out
 
-    def untracked(self, rule: Rule) -> bool:
+    def untracked(self, rule: RewriteRule) -> bool:
         """Does *rule* set a variable that is not tracked (nginx has no place for it)?"""
         return any(e.lstrip("!").partition(":")[0].lower() not in self.values
                    for e in rule.env)
 
-    def prove(self, rule: Rule, before: list[Rule]) -> None:
+    def prove(self, rule: RewriteRule, before: list[RewriteRule]) -> None:
         """:attr:`proven`: the tracked variables the rules *before* (all of which ran, in
         a ruleset without jumps) are sure to have set when *rule* runs: a setter whose
         pattern matches every URL without conditions, or two whose one condition each is
@@ -228,7 +228,7 @@ class EnvVars:
             and self.values[match[1]] <= SCHEMES
 
 
-def _env_setter(rule: Rule) -> bool:
+def _env_setter(rule: RewriteRule) -> bool:
     """``RewriteRule PATTERN - [E=…]`` with conditions at most: nothing but variables."""
     return (rule.nosub or rule.substitution == "-") and not (
         rule.status_flag or rule.redirect or rule.last or rule.end or rule.cookies
@@ -313,7 +313,7 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
     return out
 
 
-def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
+def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[str]:
     """A ruleset with ``[C]``, ``[S]`` or ``[N]``: every rule runs only while ``$confmig_go``
     is empty; a rule that makes Apache jump sets it to the label of the rule to run next,
     and that rule empties it again (nginx has no jumps, but its rewrite directives run in
@@ -392,7 +392,7 @@ def _flow(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> list[str]:
     return lines
 
 
-def _type_code(rule: Rule, out: RewriteOut) -> int:
+def _type_code(rule: RewriteRule, out: RewriteOut) -> int:
     """The status that sends a request to the named location serving [T]'s type (0 when
     the rule's [T] is not translated).  Apache applies the type to what this pass serves:
     a substitution means an internal redirect, which drops it."""
@@ -431,7 +431,7 @@ def _label(r: int, k: int, n: int) -> str:
     return f"s{r}_{k}" if k < n else f"s{r}_end"
 
 
-def _deny_in_flow(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut,
+def _deny_in_flow(plan: RewritePlan, rule: RewriteRule, reason: str, out: RewriteOut,
                   after: list[tuple[str, str]]) -> list[str]:
     """An untranslatable rule among jumps: 403 when it runs and its pattern matches;
     when its pattern does not match, the chain after it is skipped as Apache skips it."""
@@ -453,7 +453,7 @@ def _deny_in_flow(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut,
     return lines
 
 
-def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> bool:
+def _front_controller(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> bool:
     """``[^literal$ - [L]]* + !-f !-d catch-all → target`` as try_files (rules that only
     hand the Authorization header to scripts may come first: they change no answer)."""
     *before, last = rules
@@ -490,7 +490,7 @@ def _front_controller(plan: RewritePlan, rules: list[Rule], out: RewriteOut) -> 
     return True
 
 
-def _authorization_only(rule: Rule) -> bool:
+def _authorization_only(rule: RewriteRule) -> bool:
     """``RewriteRule … - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``: no answer changes."""
     # (no conditions: a condition on %{HTTP:Authorization} adds it to Vary)
     return (rule.nosub and not (rule.last or rule.end or rule.status_flag or rule.redirect)
@@ -500,7 +500,7 @@ def _authorization_only(rule: Rule) -> bool:
                      or rule.chain or rule.proxy))
 
 
-def _authorization_note(rule: Rule) -> RuleNote:
+def _authorization_note(rule: RewriteRule) -> RuleNote:
     return RuleNote(_src(rule), "RewriteRule",
                     "[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}] only hands the header to "
                     "scripts: nginx's fastcgi_params pass HTTP_AUTHORIZATION themselves "
@@ -527,12 +527,12 @@ def _literal(pattern: str) -> str | None:
     return "".join(text)
 
 
-def _side_effects(rule: Rule) -> bool:
+def _side_effects(rule: RewriteRule) -> bool:
     return bool(rule.env or rule.cookies or rule.mime_type or rule.handler or rule.skip
                 or rule.next or rule.chain or rule.proxy or rule.end)
 
 
-def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: bool,
+def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, last: bool,
           guard: str | None = None) -> tuple[list[str], str]:
     """The rule's lines, and a regex for ``$confmig_r{number}`` that matches when the rule's
     pattern and conditions held ("" when the lines set no such flag).  With *guard* (a
@@ -617,7 +617,7 @@ def _rule(plan: RewritePlan, rule: Rule, number: str, out: RewriteOut, last: boo
     return lines, f"^{ones}\\z"
 
 
-def _env_unset(rule: Rule, number: str, flag: str, ones: str, lookups: Lookups,
+def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lookups,
                out: RewriteOut) -> list[str]:
     """A rule that reads a tracked ``%{ENV:NAME}`` no rule of this pass may have set yet:
     Apache would read it from elsewhere (SetEnvIf, SetEnv, the server's environment), so
@@ -636,7 +636,7 @@ def _env_unset(rule: Rule, number: str, flag: str, ones: str, lookups: Lookups,
             f'if ($confmig_u{number} ~ "^{ones}:1*0") {{ return 403; }}']
 
 
-def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
+def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved: dict[int, str],
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
               lookups: Lookups | None = None) -> list[str]:
@@ -672,7 +672,7 @@ def _internal(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dic
     return lines
 
 
-def _target_var(plan: RewritePlan, rule: Rule, number: str, saved: dict[int, str],
+def _target_var(plan: RewritePlan, rule: RewriteRule, number: str, saved: dict[int, str],
                 lookups: Lookups | None = None) -> tuple[str, str | None]:
     """The variable and value of an internal rewrite's target as the URL of the file Apache
     compares with the one the request maps to ("initial URL equal rewritten URL": no
@@ -693,7 +693,7 @@ def _rewrite_any(action: str) -> str:
     return f"rewrite ^ {words[2]}" if len(words) == 3 else action
 
 
-def _conditions(rule: Rule, number: str, lines: list[str]
+def _conditions(rule: RewriteRule, number: str, lines: list[str]
                 ) -> tuple[list[list[str]], dict[int, str]]:
     """One flag per OR-group of conditions; the captures of the last regex condition saved."""
     groups: list[list[Condition]] = [[]]
@@ -747,7 +747,7 @@ def _either_file_or_directory(group: list[Condition]) -> Condition | None:
     return None
 
 
-def _cond_refs(rule: Rule) -> set[int]:
+def _cond_refs(rule: RewriteRule) -> set[int]:
     refs: set[int] = set()
     templates = [rule.substitution]
     while templates:
@@ -878,7 +878,7 @@ def _regex_literal(text: str) -> str:
                    for ch in text)
 
 
-def _action(plan: RewritePlan, rule: Rule, number: str, regex: str, saved: dict[int, str],
+def _action(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved: dict[int, str],
             out: RewriteOut, last: bool) -> str:
     """The directive that does what the rule does once it applies."""
     if rule.status_flag and (not rule.redirect or rule.redirect_code >= 400):
@@ -971,7 +971,7 @@ def _split_query(subst: str) -> tuple[str, bool, str]:
     return subst, False, ""
 
 
-def _nginx_query(rule: Rule, has_query: bool, query: str) -> str:
+def _nginx_query(rule: RewriteRule, has_query: bool, query: str) -> str:
     """nginx's own query rules for ``rewrite``: arguments are appended unless the replacement
     ends with ``?``; with new arguments, the old ones follow after ``&``."""
     if not has_query:
@@ -983,7 +983,7 @@ def _nginx_query(rule: Rule, has_query: bool, query: str) -> str:
     return f"?{query}?"
 
 
-def _deny(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut) -> list[str]:
+def _deny(plan: RewritePlan, rule: RewriteRule, reason: str, out: RewriteOut) -> list[str]:
     out.notes.append(RuleNote(_src(rule), "RewriteRule",
                               f"{reason}: requests it matches are denied (403)"))
     lines = [f"# untranslatable ({reason}): {_text(rule)}"]
@@ -997,14 +997,14 @@ def _deny(plan: RewritePlan, rule: Rule, reason: str, out: RewriteOut) -> list[s
     return lines
 
 
-def _src(rule: Rule) -> Source:
+def _src(rule: RewriteRule) -> Source:
     d = rule.directive
     return Source(d.file, d.line) if d is not None else Source("", 0)
 
 
-def _where(rule: Rule) -> str:
+def _where(rule: RewriteRule) -> str:
     return str(_src(rule))
 
 
-def _text(rule: Rule) -> str:
+def _text(rule: RewriteRule) -> str:
     return " ".join(str(rule).split())

@@ -16,7 +16,7 @@ from confmig.model.plan.types import (
     SitePlan,
     Source,
 )
-from confmig.model.rewrite.rules import Rule
+from confmig.model.rewrite.rules import RewriteRule
 
 _FLAGS = ("last", "end", "chain", "nocase", "noescape", "qsappend", "qsdiscard", "qslast",
           "redirect", "status_flag", "passthrough", "proxy", "next", "nosub")
@@ -75,7 +75,7 @@ def _rewrite(rw: RewritePlan | None) -> dict[str, Any] | None:
             "rules": [_rule(r) for r in rw.rules]}
 
 
-def _rule(rule: Rule) -> dict[str, Any]:
+def _rule(rule: RewriteRule) -> dict[str, Any]:
     d = rule.directive
     return {"source": f"{d.file}:{d.line}" if d is not None else None,
             "text": " ".join(str(rule).split()), "pattern": rule.pattern,

@@ -16,7 +16,7 @@ from typing import Literal
 
 from confmig.model.merge import HeaderEntry
 from confmig.model.rewrite.maps import RewriteMap
-from confmig.model.rewrite.rules import Rule
+from confmig.model.rewrite.rules import RewriteRule
 
 AccessDecision = Literal["granted", "denied", "conditional", "by-address"]
 
@@ -101,7 +101,7 @@ class RewritePlan:
     strip: str
     base: str | None
     relative_to: str
-    rules: tuple[Rule, ...]
+    rules: tuple[RewriteRule, ...]
     options: frozenset[str]
     source: Source | None = None
     #: the server's RewriteMaps, which the rules look up with ``${name:key|default}``

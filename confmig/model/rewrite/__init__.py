@@ -14,7 +14,7 @@ from confmig.model.rewrite.engine import (
 from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.rewrite.merge import merge, merge_server, server_dir_defaults
 from confmig.model.rewrite.outcome import CondStep, RewriteOutcome, Step
-from confmig.model.rewrite.parse import Condition, RewriteConfig, Rule
+from confmig.model.rewrite.parse import Condition, RewriteConfig, RewriteRule
 from confmig.model.rewrite.request import (
     Filesystem,
     Headers,
@@ -27,6 +27,6 @@ from confmig.model.rewrite.request import (
 __all__ = [
     "CondStep", "Condition", "Filesystem", "Headers", "Lookahead", "MemoryFilesystem",
     "RealFilesystem", "RewriteConfig", "RewriteMap", "RewriteOutcome", "RewriteRequest",
-    "Rule", "Step", "evaluate_directory", "evaluate_server", "matches_request_vhost",
+    "RewriteRule", "Step", "evaluate_directory", "evaluate_server", "matches_request_vhost",
     "merge", "merge_server", "server_dir_defaults", "split_path_info",
 ]

@@ -18,7 +18,7 @@ from confmig.model.rewrite.expand import (
 from confmig.model.rewrite.outcome import CondStep, Step
 from confmig.model.rewrite.regex import Captures, to_bytes
 from confmig.model.rewrite.request import RewriteRequest
-from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.rewrite.rules import Condition, RewriteRule
 from confmig.model.rewrite.state import EvalState
 from confmig.model.rewrite.uri import (
     atoi,
@@ -43,7 +43,7 @@ class PassResult:
 
     def __init__(self) -> None:
         self.value = ACTION_NONE
-        self.lastsub: Rule | None = None
+        self.lastsub: RewriteRule | None = None
         self.status: int | None = None  # r->status as the rules left it
         self.end = False
 
@@ -290,7 +290,7 @@ def _always(st: EvalState) -> bool:
     return True
 
 
-def _substitute(rule: Rule, st: EvalState, result: PassResult) -> int:
+def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
     """``apply_rewrite_rule`` once the pattern matched and the conditions held (both tested by
     :func:`apply_list`): the substitution and the flags."""
     trace = st.trace
@@ -418,7 +418,7 @@ def _add_cookie(spec: str, st: EvalState) -> None:
     names.add(var)
 
 
-def _force_type_handler(rule: Rule, st: EvalState) -> None:
+def _force_type_handler(rule: RewriteRule, st: EvalState) -> None:
     if rule.mime_type:
         value = expand(rule.mime_type, st, rule)
         if value:
@@ -429,7 +429,7 @@ def _force_type_handler(rule: Rule, st: EvalState) -> None:
             st.handler = value.lower()
 
 
-def _splitout_queryargs(rule: Rule, st: EvalState) -> None:
+def _splitout_queryargs(rule: RewriteRule, st: EvalState) -> None:
     if rule.qsnone:
         st.args = None
         return
@@ -529,7 +529,7 @@ def _subject(st: EvalState) -> str:
     return subject
 
 
-def apply_list(rules: list[Rule], st: EvalState) -> PassResult:
+def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
     result = PassResult()
     req = st.request
     limit = 2 * req.limit_request_line

@@ -30,7 +30,7 @@ from confmig.model.rewrite.apply import (
 )
 from confmig.model.rewrite.maps import RewriteMap
 from confmig.model.rewrite.outcome import Action, RewriteOutcome
-from confmig.model.rewrite.parse import RewriteConfig, Rule
+from confmig.model.rewrite.parse import RewriteConfig, RewriteRule
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.state import EvalState
 from confmig.model.rewrite.uri import (
@@ -173,7 +173,7 @@ def _finish_server(config: RewriteConfig, st: EvalState, result: PassResult,
                     noescape=value == ACTION_NOESCAPE, status=result.status)
 
 
-def _prefix_stat(path: str, lastsub: Rule | None, req: RewriteRequest) -> bool:
+def _prefix_stat(path: str, lastsub: RewriteRule | None, req: RewriteRequest) -> bool:
     """``prefix_stat``: is *path* a filesystem path rather than a URL-path?  True only when its
     first segment exists and the substitution spelt that segment literally (or *path* lies
     under the DocumentRoot, or the rule has ``UnsafePrefixStat``)."""

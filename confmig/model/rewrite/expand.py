@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from confmig.model.rewrite.rules import Rule
+from confmig.model.rewrite.rules import RewriteRule
 from confmig.model.rewrite.state import EvalState
 from confmig.model.rewrite.uri import escape_backref
 from confmig.model.rewrite.variables import resolver
@@ -122,12 +122,12 @@ def tokenize(text: str) -> tuple[Token, ...]:
     return result
 
 
-def expand(text: str, st: EvalState, rule: Rule | None = None) -> str:
+def expand(text: str, st: EvalState, rule: RewriteRule | None = None) -> str:
     """Expand *text* (a test string, env/cookie spec, or a substitution without the 3F check)."""
     return compile_template(text)(st, rule)
 
 
-Template = Callable[[EvalState, "Rule | None"], str]
+Template = Callable[[EvalState, "RewriteRule | None"], str]
 _compiled: dict[str, Template] = {}
 
 
@@ -183,7 +183,7 @@ def _constant(value: str) -> Value:
     return lambda st: value
 
 
-def expand_tracking(text: str, st: EvalState, rule: Rule | None,
+def expand_tracking(text: str, st: EvalState, rule: RewriteRule | None,
                     track: bool = True) -> tuple[str, int]:
     """``(expansion, unsafe_qmark)``: -1 no ``?``; 0 the deciding ``?`` is literal; 1 it came
     from an expansion."""
@@ -224,7 +224,7 @@ def expand_tracking(text: str, st: EvalState, rule: Rule | None,
     return "".join(out), unsafe
 
 
-def _lookup_map(tok: Token, st: EvalState, rule: Rule | None) -> str:
+def _lookup_map(tok: Token, st: EvalState, rule: RewriteRule | None) -> str:
     _, name, key_tpl, dflt_tpl = tok
     key = expand_tracking(key_tpl, st, rule, track=False)[0]
     rmap = st.maps.get(name)

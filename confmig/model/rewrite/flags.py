@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from confmig.model.rewrite.rules import Condition, Rule
+from confmig.model.rewrite.rules import Condition, RewriteRule
 from confmig.model.rewrite.uri import atoi
 
 _SPACE = " \t\n\v\f\r"
@@ -50,7 +50,7 @@ def cond_flag(cond: Condition, key: str) -> str | None:
     return None
 
 
-def rule_flag(rule: Rule, key: str, val: str, notes: list[str]) -> str | None:
+def rule_flag(rule: RewriteRule, key: str, val: str, notes: list[str]) -> str | None:
     """``cmd_rewriterule_setflag``: dispatch on the first letter as Apache does."""
     if not key:
         return "unknown flag ''"
@@ -172,7 +172,7 @@ def rule_flag(rule: Rule, key: str, val: str, notes: list[str]) -> str | None:
     return f"unknown flag '{key}'" if error else None
 
 
-def _redirect_flag(rule: Rule, val: str) -> str | None:
+def _redirect_flag(rule: RewriteRule, val: str) -> str | None:
     rule.redirect = True
     if not val:
         return None

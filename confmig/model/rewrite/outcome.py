@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from confmig.model.rewrite.rules import FILE_TESTS, INT_TESTS, Condition, Rule
+from confmig.model.rewrite.rules import FILE_TESTS, INT_TESTS, Condition, RewriteRule
 
 Action = Literal["none", "rewrite", "redirect", "forbidden", "gone", "proxy", "error"]
 
@@ -53,7 +53,7 @@ class CondStep:
 class Step:
     """One rule tried: the subject it was matched against and what came of it."""
 
-    rule: Rule
+    rule: RewriteRule
     subject: str
     matched: bool
     conditions: list[CondStep] = field(default_factory=list)

@@ -34,13 +34,13 @@ from confmig.model.rewrite.rules import (
     STRING_TESTS,
     Condition,
     Context,
-    Rule,
+    RewriteRule,
 )
 from confmig.syntax.ast import Directive
 
 __all__ = [
     "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "Condition",
-    "Context", "Problem", "RewriteConfig", "Rule", "parse_arg_line", "rewrite_directives",
+    "Context", "Problem", "RewriteConfig", "RewriteRule", "parse_arg_line", "rewrite_directives",
 ]
 
 _SPACE = " \t\n\v\f\r"
@@ -75,7 +75,7 @@ class RewriteConfig:
     options_set: bool = False
     base: str | None = None
     base_set: bool = False
-    rules: list[Rule] = field(default_factory=list)
+    rules: list[RewriteRule] = field(default_factory=list)
     maps: dict[str, RewriteMap] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
@@ -284,7 +284,7 @@ class _Parser:
             self.pending = []
             return
         pattern, subst, flags_text = parsed
-        rule = Rule(d, pattern, _NEVER, subst, subst, flags_text=flags_text or "")
+        rule = RewriteRule(d, pattern, _NEVER, subst, subst, flags_text=flags_text or "")
         notes: list[str] = []
         if flags_text is not None:
             err = parse_flag_field(flags_text, lambda k, v: rule_flag(rule, k, v, notes))

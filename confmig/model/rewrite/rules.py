@@ -59,7 +59,7 @@ class Condition:
 
 
 @dataclass(eq=False, slots=True)
-class Rule:
+class RewriteRule:
     """One RewriteRule with its conditions and decoded flags."""
 
     directive: Directive | None

@@ -8,7 +8,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import scan
-from confmig.model.rewrite.parse import Rule as RewriteRule
+from confmig.model.rewrite.parse import RewriteRule
 
 _FILENAME = ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}")
 _CATCH = frozenset({".", "^", ".*", "^.*$", "^(.*)$", "(.*)", "^(.+)$", ".+", "^.+$", "^.*"})

@@ -9,7 +9,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import scan
-from confmig.model.rewrite.parse import Rule as RewriteRule
+from confmig.model.rewrite.parse import RewriteRule
 from confmig.model.rewrite.uri import is_absolute_uri
 
 # A pattern with nothing but literal characters (escaped dots allowed), anchored both ends.

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.model.rewrite.parse import Rule as RewriteRule
+from confmig.model.rewrite.parse import RewriteRule
 
 # Paths a catch-all must match: the empty per-directory path, plain, nested, odd bytes.
 _SAMPLES = ("", "a", "index.php", "a/b/c.html", "/x/y", "wp-admin/", "a b", "\n", "é")

@@ -9,8 +9,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import Ref, group_count, scan
-from confmig.model.rewrite.parse import Condition
-from confmig.model.rewrite.parse import Rule as RewriteRule
+from confmig.model.rewrite.parse import Condition, RewriteRule
 
 _HOST_NAMES = frozenset({"HTTP_HOST", "HTTP:HOST"})
 # "scheme://" with the scheme literal or from a variable (%{REQUEST_SCHEME}://…).

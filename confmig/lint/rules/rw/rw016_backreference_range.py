@@ -8,8 +8,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.refs import group_count, scan
-from confmig.model.rewrite.parse import Condition
-from confmig.model.rewrite.parse import Rule as RewriteRule
+from confmig.model.rewrite.parse import Condition, RewriteRule
 
 
 def rule_groups(rule: RewriteRule) -> int | None:
