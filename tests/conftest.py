@@ -16,6 +16,7 @@ from confmig.servers import (
     find_nginx,
     make_docroot,
 )
+from confmig.servers.phpfpm import find_php_fpm
 
 
 @pytest.fixture(scope="session")
@@ -30,6 +31,14 @@ def apache_binary() -> ApacheBinary:
 def nginx_binary() -> NginxBinary:
     try:
         return find_nginx()
+    except ServerNotFound as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def php_fpm_binary() -> Path:
+    try:
+        return find_php_fpm()
     except ServerNotFound as exc:
         pytest.skip(str(exc))
 

@@ -14,14 +14,6 @@ from confmig.servers import ServerNotFound
 from confmig.servers.phpfpm import PhpFpmServer, find_php_fpm
 
 
-@pytest.fixture(scope="module")
-def php_fpm_binary() -> Path:
-    try:
-        return find_php_fpm()
-    except ServerNotFound as exc:
-        pytest.skip(str(exc))
-
-
 def _record(kind: int, content: bytes, request_id: int = 1) -> bytes:
     return struct.pack("!BBHHBx", 1, kind, request_id, len(content), 0) + content
 

@@ -17,8 +17,7 @@ from typer.testing import CliRunner
 
 import confmig.verify.nginx as verify_nginx
 from confmig.cli import app
-from confmig.servers import ServerNotFound, free_port, http_get, make_docroot
-from confmig.servers.phpfpm import find_php_fpm
+from confmig.servers import free_port, http_get, make_docroot
 from confmig.verify import VerifyRequest, verify
 from confmig.verify.nginx import prepare
 
@@ -26,14 +25,6 @@ pytestmark = [pytest.mark.apache]
 
 SCRIPT = "<?php echo 'ran';\n"
 PORT = "@PORT@"  # the harness's php-fpm port, in a site's own proxy:fcgi handler
-
-
-@pytest.fixture(scope="module")
-def php_fpm_binary() -> Path:
-    try:
-        return find_php_fpm()
-    except ServerNotFound as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.fixture

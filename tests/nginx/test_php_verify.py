@@ -17,8 +17,7 @@ from typer.testing import CliRunner
 
 import confmig.convert.nginx.php as php
 from confmig.cli import app
-from confmig.servers import ServerNotFound, http_get, make_docroot
-from confmig.servers.phpfpm import find_php_fpm
+from confmig.servers import http_get, make_docroot
 from confmig.verify import VerifyRequest, verify
 from confmig.verify.nginx import prepare
 from tests.corpus import CORPUS, needs_corpus
@@ -37,14 +36,6 @@ FRAMEWORKS = {
 #: Scripts besides the corpus site's own (index.php): one more at the top, two below.
 SCRIPTS = {"info.php": "<?php phpinfo();\n", "sub/x.php": "<?php echo 'x';\n",
            "sub/index.php": "<?php echo 'sub';\n"}
-
-
-@pytest.fixture(scope="module")
-def php_fpm_binary() -> Path:
-    try:
-        return find_php_fpm()
-    except ServerNotFound as exc:
-        pytest.skip(str(exc))
 
 
 @contextlib.contextmanager
