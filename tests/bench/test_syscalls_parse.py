@@ -96,8 +96,9 @@ def test_segments_count_each_request_exactly() -> None:
         # + the request read, writev, munmap, times; not mprotect, anonymous mmap, EAGAIN,
         # epoll, futex, other threads
         assert count.work_syscalls == count.fs_syscalls + 4
-        # all: + mprotect, anonymous mmap, EAGAIN read, epoll_ctl, futex; the listener's epoll_ctl (its
-        # epoll_wait began before the trace, so it has no start line); the other thread's mmap
+        # all: + mprotect, anonymous mmap, EAGAIN read, epoll_ctl, futex; the listener's
+        # epoll_ctl (its epoll_wait began before the trace, so it has no start line); the other
+        # thread's mmap
         assert count.syscalls == count.work_syscalls + 5 + 1 + 1
 
 
