@@ -33,9 +33,10 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
         return
     if rnd.kind == "dir":
         handler = rnd.handler or DIR_MAGIC_TYPE
-        if handler not in (DIR_MAGIC_TYPE, "default-handler"):
+        if not autoindex_handles(handler):
             rnd.status = 404
-            ev.step("handler", f"handler {handler}: a directory cannot be served → 404")
+            ev.step("handler", f"handler {handler}: mod_autoindex declines it and the "
+                               "default handler does not serve a directory → 404")
         elif not ev.site.state.modules.has_module("mod_autoindex"):
             # default_handler: "Attempt to serve directory" (checked on Apache:
             # tests/test_rewrite_apache.py, /css/ on laravel.test)
@@ -83,6 +84,17 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
         if ev.trace:
             ev.step("handler", f"{rnd.handler or 'default-handler'} serves "
                                f"{rnd.filename}")
+
+
+def autoindex_handles(handler: str | None) -> bool:
+    """Whether mod_autoindex takes a directory with *handler* (None: none set).
+
+    ``handle_autoindex`` runs for the directory handler (``httpd/unix-directory``) or an
+    empty name only: ``AP_IS_DEFAULT_HANDLER_NAME`` is the empty string, so ``SetHandler
+    default-handler`` (like any other handler) leaves a directory without an index file to
+    the core's default handler, which answers 404 (checked on Apache:
+    tests/nginx/test_default_handler_listing.py)."""
+    return not handler or handler == DIR_MAGIC_TYPE
 
 
 def listing_blocks_on(ev: Evaluation, rnd: Round, method: str) -> str | None:

@@ -25,7 +25,7 @@ from confmig.model.access import access_status
 from confmig.model.authn import MAX_FILE_BYTES, logical_lines
 from confmig.model.env import SPECIAL_ATTRIBUTES
 from confmig.model.evaluate import Evaluation
-from confmig.model.handler import fifo_subdirectories
+from confmig.model.handler import autoindex_handles, fifo_subdirectories
 from confmig.model.merge import (
     OPT_INDEXES,
     OPT_MULTI,
@@ -316,7 +316,9 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
                is not None else ("index.html",)),
         index_source=(_source(dir_conf.index_directive) if dir_conf is not None
                       and dir_conf.index_directive is not None else None),
-        indexes=bool(opts & OPT_INDEXES), multiviews=bool(opts & OPT_MULTI),
+        indexes=bool(opts & OPT_INDEXES) and autoindex_handles(
+            core.handler if core.handler != "none" else None),
+        multiviews=bool(opts & OPT_MULTI),
         follow_symlinks=bool(opts & OPT_SYM_LINKS),
         symlinks_if_owner=bool(opts & OPT_SYM_OWNER),
         slash=dir_conf.slash if dir_conf is not None and dir_conf.slash is not None else True,
