@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from confmig.model.authn import authenticate, groups_of
+from confmig.model.authn import authenticate, groups_of, in_required_group
 from confmig.model.expr import Evaluation as ExprRun
 from confmig.model.expr import (
     ExprError,
@@ -270,7 +270,7 @@ def user_provider(ev: Evaluation, name: str, args: str, rnd: Round, user: str) -
         groups = groups_of(ev, rnd, user)
         if not groups:
             return "denied"
-        return "granted" if any(g in groups for g in split_words(args)) else "denied"
+        return "granted" if in_required_group(groups, split_words(args)) else "denied"
     if name in ("file-owner", "file-group"):
         return file_owner(ev, name, rnd, user)
     ev.note(f"Require {name}: not modelled (taken as denied)")

@@ -171,12 +171,35 @@ def groups_of(ev: Evaluation, rnd: Round, user: str) -> set[str] | None:
     lines = _read_lines(ev, conf.group_file, "group")
     if lines is None:
         return None
+    return groups_listing(lines, user)
+
+
+def groups_listing(lines: list[str], user: str) -> set[str]:
+    """The groups whose line of the group file (:func:`logical_lines`) lists *user*: the
+    name before the first ``:`` without trailing white space, the members split as
+    ``ap_getword_conf`` splits them (``groups_for_user``)."""
     groups: set[str] = set()
     for line in lines:
         name, _, members = line.partition(":")
         if user in split_words(members):
             groups.add(name.rstrip(" \t\n\r\f\v"))
     return groups
+
+
+def group_members(lines: list[str]) -> list[str]:
+    """Every name a group file lists as a member, in order of first appearance: the only
+    users :func:`groups_listing` can find a group for."""
+    return list(dict.fromkeys(w for line in lines for w in split_words(line.partition(":")[2])))
+
+
+def in_required_group(groups: set[str], required: list[str]) -> bool:
+    """``Require group``: whether one of *required* is among the user's *groups* — looked
+    up in an APR table, whose keys compare without regard to ASCII case (``strcasecmp``)."""
+    folded = {g.translate(_ASCII_LOWER) for g in groups}
+    return any(w.translate(_ASCII_LOWER) in folded for w in required)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def _read_lines(ev: Evaluation, written: str, kind: str) -> list[str] | None:

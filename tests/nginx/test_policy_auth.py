@@ -7,6 +7,7 @@ with the right password, a wrong one and none."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,9 @@ from passlib import hash as schemes
 from typer.testing import CliRunner
 
 from confmig.cli import app
+from confmig.model.explain import explain_request
 from confmig.model.plan import plan_docroot
+from confmig.servers import http_get
 from confmig.verify import VerifyRequest, verify
 from tests.nginx.servers import both
 
@@ -210,3 +213,81 @@ def test_verify_sends_the_logins_it_is_given(site: object, monkeypatch: pytest.M
     assert report.exit_code == 1
     pairs = {(r.original.status, r.converted.status) for r in report.unannounced}
     assert (401, 200) in pairs and {a for a, _ in pairs} == {401}
+
+
+# -- Require group (mod_authz_groupfile, which Debian does not load: --config mode) -------
+
+GROUPS = ("# groups\nadmins: alice\nStaff \t: bob \"carol x\"\\\n  erin\n"
+          "empty:\nadmins: hank\n")
+
+
+@contextlib.contextmanager
+def config_pair(config: Path) -> Iterator[object]:
+    """Apache running *config* and nginx running its conversion (``verify --to nginx
+    --config``'s harness), asked with the virtual host's name."""
+    from confmig.verify.nginx import prepare
+
+    setup = prepare(VerifyRequest(target="nginx", config=config))
+    with contextlib.ExitStack() as stack:
+        for target in (setup.original, setup.converted):
+            stack.callback(target.stop)
+            target.start()
+
+        class Pair:
+            def ask(self, path: str, headers: dict[str, str] | None = None
+                    ) -> tuple[object, object]:
+                sent = {"Host": "g.test", **(headers or {})}
+                return (http_get(setup.original.base_url, path, sent),
+                        http_get(setup.converted.base_url, path, sent))
+        yield Pair()
+
+
+def group_site(site: object, require: dict[str, str]) -> Path:
+    """The site fixture's tree with one directory per entry of *require* (name → Require
+    lines) against one password file and group file, and a --config that loads
+    mod_authz_groupfile with the tree as a virtual host."""
+    extra = {f"{d}/f.txt": f"{d}\n" for d in require}
+    root = site(AUTH + "Require valid-user\n", extra=extra)  # type: ignore[operator]
+    (root / ".htgroup").write_text(GROUPS)
+    (root / ".htgroup").chmod(0o644)
+    for name, lines in require.items():
+        (root / name / ".htaccess").write_text(
+            AUTH.format(file=root / ".htpasswd") + f"AuthGroupFile {root / '.htgroup'}\n"
+            + lines)
+        (root / name / ".htaccess").chmod(0o644)
+    config = root.parent / f"{root.name}.conf"
+    config.write_text(
+        "LoadModule authz_groupfile_module modules/mod_authz_groupfile.so\n"
+        "ServerName group.test\n<Directory />\n    AllowOverride None\n"
+        "    Require all denied\n</Directory>\n<VirtualHost *:80>\n    ServerName g.test\n"
+        f"    DocumentRoot {root}\n    <Directory {root}>\n        AllowOverride All\n"
+        "        Require all granted\n    </Directory>\n</VirtualHost>\n")
+    return config
+
+
+def test_require_group_as_the_group_file_reads(site: object, apache_binary: object,
+                                               nginx_binary: object) -> None:
+    """The members Apache finds (a trimmed group name, a quoted member, a joined line, two
+    lines of one group), group names compared without regard to case (an APR table), a
+    group with no members, a user in no group, and Require group beside Require user."""
+    config = group_site(site, {"g": "Require group admins\n", "s": "Require group STAFF\n",
+                               "e": "Require group empty nogroup\n",
+                               "m": "Require group admins\nRequire user dave\n"})
+    code = CliRunner().invoke(app, ["convert", "--to", "nginx", "--config", str(config)])
+    assert code.exit_code == 0, code.output
+    assert "untranslatable:" not in code.output
+    assert "Require group admins (AuthGroupFile, as it reads now: alice hank)" in code.output
+    users = {u: PASSWORDS[u] for u in ("alice", "bob", "erin", "hank", "dave", "sam")}
+    with config_pair(config) as pair:
+        answers = asked(pair, ["/g/f.txt", "/s/f.txt", "/e/f.txt", "/m/f.txt", "/m/"], users)
+    assert [x for x in answers if x[2] != x[3]] == []
+    granted = {(path, who) for path, who, a, _ in answers if a == 200}
+    assert granted == {("/g/f.txt", "alice/right"), ("/g/f.txt", "hank/right"),
+                       ("/s/f.txt", "bob/right"), ("/s/f.txt", "erin/right"),
+                       ("/m/f.txt", "alice/right"), ("/m/f.txt", "hank/right"),
+                       ("/m/f.txt", "dave/right")}, granted
+    for path, who, a, _ in answers:  # the model answers as Apache does
+        name, _, kind = who.partition("/")
+        user = f"{name}:{users[name][0] if kind == 'right' else 'x'}" if kind else None
+        answer = explain_request(path, config=config, host="g.test", user=user)
+        assert answer.status == a, (path, who, answer.status, a)

@@ -16,7 +16,8 @@ on three things, decided here from the plan's reading of the file:
 ``Require user a b``: nginx's ``auth_basic`` takes any user of the file, so the file is
 chosen per request by a ``map`` on ``$remote_user`` — the file for those users, an empty one
 (``/dev/null``) for anyone else: nginx then answers 401 asking for a login, as Apache does for a
-user it does not authorize.
+user it does not authorize.  ``Require group g`` is the same map over the members the plan read
+from the ``AuthGroupFile`` (a later edit of that file needs a new conversion).
 """
 
 from __future__ import annotations
@@ -64,8 +65,14 @@ def login_lines(login: BasicLogin, maps: HttpMaps) -> LoginLines:
         out.stricter = ("white space after the lines of users " + ", ".join(trailing)
                         + ": Apache trims it, nginx refuses their password")
     source = f"{login.source}: " if login.source else ""
-    out.lines = [f"# {source}AuthType Basic, AuthUserFile, Require "
-                 + ("valid-user" if users is None else "user " + " ".join(users)),
+    if users is None:
+        required = "valid-user"
+    elif login.groups:
+        required = ("group " + " ".join(login.groups) + " (AuthGroupFile, as it reads now: "
+                    + (" ".join(users) if users else "nobody") + ")")
+    else:
+        required = "user " + " ".join(users)
+    out.lines = [f"# {source}AuthType Basic, AuthUserFile, Require {required}",
                  f"auth_basic {literal(login.realm)};"]
     if users is None:
         out.lines.append(f"auth_basic_user_file {q(login.user_file)};")

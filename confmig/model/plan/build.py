@@ -22,7 +22,13 @@ from confmig.apache.paths import server_root_relative
 from confmig.load import Workspace, load_path
 from confmig.load.accessfile import AccessState, check_access_file
 from confmig.model.access import access_status
-from confmig.model.authn import MAX_FILE_BYTES, logical_lines
+from confmig.model.authn import (
+    MAX_FILE_BYTES,
+    group_members,
+    groups_listing,
+    in_required_group,
+    logical_lines,
+)
 from confmig.model.env import SPECIAL_ATTRIBUTES
 from confmig.model.evaluate import Evaluation
 from confmig.model.handler import autoindex_handles, fifo_subdirectories
@@ -35,7 +41,7 @@ from confmig.model.merge import (
     HeaderEntry,
     MimeDir,
 )
-from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir
+from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir, GroupFileDir
 from confmig.model.merge.authz import AuthzNode
 from confmig.model.mime import mime_type
 from confmig.model.passwords import scheme
@@ -477,7 +483,8 @@ def _basic_login(site: Site, config: DirConfig, source: Source | None) -> BasicL
     if users_file is None or users_file.user_file is None or authz is None \
             or authz.section is None:
         return None
-    required = _required_users(authz.section)
+    groups: list[str] = []
+    required = _required_users(authz.section, _group_lines(site, config), groups)
     if required is False or (required is not None and authz.forbidden_on_fail):
         return None  # (AuthzSendForbiddenOnFailure: 403 for a user it does not authorize)
     path = server_root_relative(users_file.user_file, str(site.state.server_root))
@@ -503,12 +510,29 @@ def _basic_login(site: Site, config: DirConfig, source: Source | None) -> BasicL
         entries.append(LoginEntry(user, scheme(stored), marker,
                                   "both" if len(sides) == 2 else "".join(sides)))
     return BasicLogin(authn.auth_name, path, required, tuple(entries), b"\\\n" in data,
-                      source)
+                      source, tuple(dict.fromkeys(groups)))
 
 
-def _required_users(node: AuthzNode) -> tuple[str, ...] | bool | None:
-    """The users a ``Require`` tree of only ``valid-user``/``user`` lines grants (None: any
-    valid user); False for any other tree."""
+def _group_lines(site: Site, config: DirConfig) -> list[str] | bool | None:
+    """The lines of the ``AuthGroupFile`` in force (None: none set, or unreadable — Apache
+    then denies every ``Require group``; False: too large to read here)."""
+    conf: GroupFileDir | None = config.get("authz_groupfile")
+    if conf is None or conf.group_file is None:
+        return None
+    try:
+        with open(server_root_relative(conf.group_file, str(site.state.server_root)),
+                  "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return logical_lines(data) if len(data) <= MAX_FILE_BYTES else False
+
+
+def _required_users(node: AuthzNode, group_lines: list[str] | bool | None,
+                    groups: list[str]) -> tuple[str, ...] | bool | None:
+    """The users a ``Require`` tree of only ``valid-user``/``user``/``group`` lines grants
+    (None: any valid user; a group's members as the group file lists them, *groups*
+    collects the groups named); False for any other tree."""
     if node.negate or node.methods is not None:
         return False
     if node.provider is not None:
@@ -516,12 +540,18 @@ def _required_users(node: AuthzNode) -> tuple[str, ...] | bool | None:
             return None
         if node.provider == "user" and "%{" not in node.args:
             return tuple(split_words(node.args))
+        if node.provider == "group" and "%{" not in node.args and group_lines is not False:
+            named = split_words(node.args)
+            groups += named
+            lines = group_lines if isinstance(group_lines, list) else []
+            return tuple(u for u in group_members(lines)
+                         if in_required_group(groups_listing(lines, u), named))
         return False
     if node.op != "or" or not node.children:
         return False
     users: list[str] = []
     for child in node.children:
-        found = _required_users(child)
+        found = _required_users(child, group_lines, groups)
         if found is False:
             return False
         if found is None:

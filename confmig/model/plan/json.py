@@ -63,6 +63,7 @@ def _access(access: Access) -> dict[str, Any]:
         login = access.login
         out["login"] = {"realm": login.realm, "user_file": login.user_file,
                         "users": list(login.users) if login.users is not None else None,
+                        "groups": list(login.groups),
                         "schemes": sorted({e.scheme for e in login.entries})}
     return out
 

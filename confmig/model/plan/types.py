@@ -60,8 +60,8 @@ class LoginEntry:
 @dataclass(frozen=True)
 class BasicLogin:
     """``AuthType Basic`` checked against one ``AuthUserFile`` (the ``file`` provider) with
-    ``Require valid-user`` or ``Require user …`` alone: what a target needs to ask for the
-    same login.  ``users`` None: any user of the file."""
+    ``Require valid-user``, ``Require user …`` or ``Require group …`` alone: what a target
+    needs to ask for the same login.  ``users`` None: any user of the file."""
 
     realm: str
     user_file: str  # absolute
@@ -69,6 +69,9 @@ class BasicLogin:
     entries: tuple[LoginEntry, ...]
     joined: bool  # a backslash-newline joins lines of the file (Apache reads them as one)
     source: Source | None = None
+    #: ``Require group`` lines: the groups named (their members are in ``users``, read from
+    #: the ``AuthGroupFile`` when the plan was made)
+    groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
