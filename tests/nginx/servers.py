@@ -33,3 +33,15 @@ def both(docroot: Path) -> Iterator[Pair]:
             stack.callback(target.stop)
             target.start()
         yield Pair(setup)
+
+
+@contextlib.contextmanager
+def both_config(config: Path) -> Iterator[Pair]:
+    """Real Apache running *config* (made runnable privately) and real nginx running its
+    conversion, as ``verify --to nginx --config`` starts them; ask with a ``Host`` header."""
+    setup = prepare(VerifyRequest(target="nginx", config=config))
+    with contextlib.ExitStack() as stack:
+        for target in (setup.original, setup.converted):
+            stack.callback(target.stop)
+            target.start()
+        yield Pair(setup)

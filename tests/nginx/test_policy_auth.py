@@ -7,7 +7,6 @@ with the right password, a wrong one and none."""
 from __future__ import annotations
 
 import base64
-import contextlib
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,9 +18,8 @@ from typer.testing import CliRunner
 from confmig.cli import app
 from confmig.model.explain import explain_request
 from confmig.model.plan import plan_docroot
-from confmig.servers import http_get
 from confmig.verify import VerifyRequest, verify
-from tests.nginx.servers import both
+from tests.nginx.servers import both, both_config
 
 pytestmark = [pytest.mark.apache]
 
@@ -221,25 +219,15 @@ GROUPS = ("# groups\nadmins: alice\nStaff \t: bob \"carol x\"\\\n  erin\n"
           "empty:\nadmins: hank\n")
 
 
-@contextlib.contextmanager
-def config_pair(config: Path) -> Iterator[object]:
-    """Apache running *config* and nginx running its conversion (``verify --to nginx
-    --config``'s harness), asked with the virtual host's name."""
-    from confmig.verify.nginx import prepare
+def host_pair(pair: object) -> object:
+    """*pair*, asked with the virtual host's name."""
 
-    setup = prepare(VerifyRequest(target="nginx", config=config))
-    with contextlib.ExitStack() as stack:
-        for target in (setup.original, setup.converted):
-            stack.callback(target.stop)
-            target.start()
+    class Named:
+        def ask(self, path: str, headers: dict[str, str] | None = None
+                ) -> tuple[object, object]:
+            return pair.ask(path, {"Host": "g.test", **(headers or {})})  # type: ignore
 
-        class Pair:
-            def ask(self, path: str, headers: dict[str, str] | None = None
-                    ) -> tuple[object, object]:
-                sent = {"Host": "g.test", **(headers or {})}
-                return (http_get(setup.original.base_url, path, sent),
-                        http_get(setup.converted.base_url, path, sent))
-        yield Pair()
+    return Named()
 
 
 def group_site(site: object, require: dict[str, str]) -> Path:
@@ -278,8 +266,9 @@ def test_require_group_as_the_group_file_reads(site: object, apache_binary: obje
     assert "untranslatable:" not in code.output
     assert "Require group admins (AuthGroupFile, as it reads now: alice hank)" in code.output
     users = {u: PASSWORDS[u] for u in ("alice", "bob", "erin", "hank", "dave", "sam")}
-    with config_pair(config) as pair:
-        answers = asked(pair, ["/g/f.txt", "/s/f.txt", "/e/f.txt", "/m/f.txt", "/m/"], users)
+    with both_config(config) as pair:
+        answers = asked(host_pair(pair), ["/g/f.txt", "/s/f.txt", "/e/f.txt", "/m/f.txt",
+                                          "/m/"], users)
     assert [x for x in answers if x[2] != x[3]] == []
     granted = {(path, who) for path, who, a, _ in answers if a == 200}
     assert granted == {("/g/f.txt", "alice/right"), ("/g/f.txt", "hank/right"),
@@ -291,3 +280,74 @@ def test_require_group_as_the_group_file_reads(site: object, apache_binary: obje
         user = f"{name}:{users[name][0] if kind == 'right' else 'x'}" if kind else None
         answer = explain_request(path, config=config, host="g.test", user=user)
         assert answer.status == a, (path, who, answer.status, a)
+
+
+# -- a login inside <Files>/<FilesMatch> ----------------------------------------------------
+
+FILES_LOGIN = (
+    '<Files secret.txt>\n' + AUTH + 'Require valid-user\n</Files>\n'
+    '<FilesMatch "\\.cfg$">\nAuthType Basic\nAuthName "Config"\nAuthUserFile {file}\n'
+    'Require user alice\n</FilesMatch>\n')
+FILES_PATHS = ["/p/secret.txt", "/p/sub/secret.txt", "/p/missing/secret.txt",
+               "/p/secret.txt/x", "/p/f.txt", "/p/a.cfg", "/p/sub/b.cfg", "/p/gone.cfg",
+               "/p/", "/p/sub/"]
+
+
+def test_a_login_inside_files_sections(site: object, apache_binary: object,
+                                       nginx_binary: object) -> None:
+    """The section's login only where Apache's walk stops at a name it matches (an existing
+    directory's entry, or a file followed by PATH_INFO), with its own realm and users; the
+    rest of the directory is served without one."""
+    root = site(FILES_LOGIN, extra={  # type: ignore[operator]
+        "p/secret.txt": "s\n", "p/sub/secret.txt": "s2\n", "p/a.cfg": "a\n",
+        "p/sub/b.cfg": "b\n", "p/sub/index.html": "i\n"})
+    code, out, err = convert(root)
+    assert code == 0, err
+    assert "auth_basic" in out
+    users = {u: PASSWORDS[u] for u in ("alice", "bob")}
+    with both(root) as pair:
+        answers = asked_realms(pair, FILES_PATHS, users)
+    assert [x for x in answers if x[2] != x[3]] == []
+    statuses = {(path, who): a for path, who, a, _ in answers}
+    assert statuses[("/p/secret.txt", "none")] == 401
+    assert statuses[("/p/secret.txt", "bob/right")] == 200
+    assert statuses[("/p/a.cfg", "bob/right")] == 401
+    assert statuses[("/p/a.cfg", "alice/right")] == 200
+    assert statuses[("/p/missing/secret.txt", "none")] == 404
+    assert statuses[("/p/secret.txt/x", "none")] == 401
+    assert statuses[("/p/f.txt", "none")] == 200
+    report = verify(VerifyRequest(target="nginx", docroot=root, logins=("alice:pw-a",)))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+
+
+def asked_realms(pair: object, paths: list[str], users: dict[str, tuple[str, str]]
+                 ) -> list[tuple[str, str, int, int]]:
+    """:func:`asked`, comparing the realm of each 401 whatever it is."""
+    out = []
+    for path in paths:
+        tries = [("none", {})] + [(f"{u}/{kind}", login(u, pw if kind == "right" else "x"))
+                                  for u, (pw, _) in users.items() for kind in ("right", "wrong")]
+        for who, headers in tries:
+            a, b = pair.ask(path, headers)  # type: ignore[attr-defined]
+            out.append((path, who, a.status, b.status))
+            if a.status == b.status == 401:
+                assert a.headers.get("WWW-Authenticate") == b.headers.get(
+                    "WWW-Authenticate"), (path, who)
+    return out
+
+
+def test_a_files_login_nginx_cannot_order_is_denied(site: object, apache_binary: object,
+                                                    nginx_binary: object) -> None:
+    """A <Files> login in a directory with rewrite rules: Apache asks for the login, then
+    runs the rules; nginx's rewrite phase comes first — denied (403) and announced."""
+    root = site(FILES_LOGIN + "RewriteEngine On\nRewriteRule ^old$ f.txt [L]\n",  # type: ignore
+                extra={"p/secret.txt": "s\n"})
+    code, _out, err = convert(root)
+    assert code == 1 and "<Files secret.txt>" in err and "denied (403)" in err, err
+    with both(root) as pair:
+        for user in ("none", "alice"):
+            headers = login("alice", "pw-a") if user == "alice" else {}
+            a, b = pair.ask("/p/secret.txt", headers)
+            assert (a.status, b.status) == ((401, 403) if user == "none" else (200, 403))
+            a, b = pair.ask("/p/old", headers)
+            assert a.status == b.status == 200

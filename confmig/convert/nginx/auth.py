@@ -18,6 +18,14 @@ chosen per request by a ``map`` on ``$remote_user`` — the file for those users
 (``/dev/null``) for anyone else: nginx then answers 401 asking for a login, as Apache does for a
 user it does not authorize.  ``Require group g`` is the same map over the members the plan read
 from the ``AuthGroupFile`` (a later edit of that file needs a new conversion).
+
+A login inside ``<Files>``/``<FilesMatch>`` applies where Apache's walk stops at a name the
+section matches (an entry of an existing directory, or a file followed by PATH_INFO), which
+only the file tests of the section's denials tell (:meth:`Renderer._file_denials`), in nginx's
+rewrite phase — and ``auth_basic`` cannot sit in an ``if``.  So those tests answer with a
+code of their own that ``error_page CODE = @name`` sends to a named location asking for the
+login (:func:`files_login`); the static module there serves the file after it, as Apache's
+default handler does (404 for PATH_INFO).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from dataclasses import dataclass, field
 from confmig.convert.nginx.headers import literal
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.rewrite import q
-from confmig.model.plan import BasicLogin
+from confmig.model.plan import BasicLogin, FilesScope
 
 #: Hash markers nginx computes and Apache's crypt() never matches.
 NGINX_ONLY = ("{PLAIN}", "{SSHA}")
@@ -89,3 +97,39 @@ def _escape(text: str) -> str:
     for ch in text:
         out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
     return "".join(out)
+
+
+#: ``error_page`` codes of the named locations asking for a ``<Files>`` login (nginx uses
+#: 494-499 itself; no Apache status lies here).
+FIRST_FILES_LOGIN_CODE = 471
+MAX_FILES_LOGINS = 20  # per directory
+
+
+@dataclass(frozen=True)
+class FilesLogin:
+    """The route of a ``<Files>`` section's login: the code its tests answer with and the
+    named location ``error_page`` sends that code to; or why it cannot be reproduced."""
+
+    code: int = 0
+    name: str = ""
+    refused: str = ""
+
+
+def files_login(files: FilesScope, index: int, name: str, php: bool) -> FilesLogin:
+    """The route for the *index*-th ``<Files>`` login of a directory (named *name*), or why
+    there is none: the named location serves the file right after the login, so what Apache
+    would still run after it (rewrite rules, FallbackResource, PHP) cannot be there."""
+    settings = files.settings
+    if settings.access.login is None:
+        return FilesLogin(refused="not AuthType Basic against one AuthUserFile with Require "
+                          "valid-user, user or group")
+    if settings.rewrite is not None or settings.fallback:
+        return FilesLogin(refused="rules in force here: Apache runs them after the login, "
+                          "nginx's rewrite phase before it")
+    if php:
+        return FilesLogin(refused="with --php-fpm the location asking for the login would "
+                          "not hand scripts to PHP")
+    if index >= MAX_FILES_LOGINS:
+        return FilesLogin(refused=f"more than {MAX_FILES_LOGINS} <Files> logins in one "
+                          "directory")
+    return FilesLogin(FIRST_FILES_LOGIN_CODE + index, name)

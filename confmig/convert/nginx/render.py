@@ -17,13 +17,13 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
 import jinja2
 
-from confmig.convert.nginx.auth import login_lines
+from confmig.convert.nginx.auth import FilesLogin, files_login, login_lines
 from confmig.convert.nginx.headers import (
     DOLLAR,
     DOLLAR_GEO,
@@ -111,6 +111,8 @@ class Renderer:
         self.http = HttpMaps(options.map_prefix)
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
         self.typed: list[Location] = []  # named locations of RewriteRule [T] types
+        #: (directory, source, label) of a <Files> section with a login → its route
+        self.files_logins: dict[tuple[str, str, str], FilesLogin] = {}
         self.php = PhpEmitter(options.php_fpm, self.http, [
             (self.scope_ids[s.directory], s.settings) for s in plan.scopes]) \
             if options.php_fpm else None
@@ -287,6 +289,8 @@ class Renderer:
                            f"access {access.why} (for a <Files>): denied (403) for everyone",
                            scope.directory)
             status = access.status or 403
+            if status == 401:
+                status = self._files_login(scope, files, lines)
             try:
                 regex = basename(files.basename_regex)
                 then_path = file_then_path(files.basename_regex, "confmig_named")
@@ -305,6 +309,34 @@ class Renderer:
                       "by PATH_INFO)",
                       f"if (-f {path_info}) {{ return {status}; }}"]
         return lines + self._name_denials(names, none)
+
+    def _files_login(self, scope: Scope, files: FilesScope, lines: list[str]) -> int:
+        """The status the section's tests answer with for its login: a code that
+        ``error_page`` sends to a named location asking for it (:func:`files_login`), its
+        ``error_page`` line added to *lines*; 403 (announced) where that cannot be exact."""
+        key = (scope.directory, str(files.source), files.label)
+        if key not in self.files_logins:
+            sid = self.scope_ids[scope.directory]
+            index = sum(1 for k in self.files_logins if k[0] == scope.directory)
+            route = files_login(files, index, f"@confmig_login{sid}_{index}",
+                                self.php is not None)
+            if route.refused:
+                self._note(files.settings.access.source or files.source, files.label,
+                           f"a login inside {files.label} is not translated ({route.refused}):"
+                           " denied (403) instead of asking for credentials (401)",
+                           scope.directory)
+            else:
+                named = Location(route.name, [f"{files.source} {files.label}: its login, "
+                                              "where Apache's walk stops at that name"])
+                named.lines, _ = self._settings_lines(scope, files.settings,
+                                                      f"{sid}l{index}", False)
+                self.typed.append(named)
+            self.files_logins[key] = route
+        route = self.files_logins[key]
+        if route.refused:
+            return 403
+        lines.append(f"error_page {route.code} = {route.name};")
+        return route.code
 
     def _name_denials(self, names: list[tuple[str, int]], none: str) -> list[str]:
         """The "its directory exists" tests of the denials: one map and one stat for all of
@@ -334,7 +366,13 @@ class Renderer:
             return Location(f"~ {q('.')}", [f"{files.source} {files.label} (untranslatable)"],
                             ["return 403;"])
         loc = Location(f"~ {q(regex)}", [f"{files.source} {files.label}"])
-        loc.lines, _ = self._settings_lines(scope, files.settings, sid + "f", True)
+        settings = files.settings
+        route = self.files_logins.get((scope.directory, str(files.source), files.label))
+        if route is not None and not route.refused:
+            # its login is asked by the route of the denials, where Apache's walk stops at
+            # the name; a name below a missing directory is not the section's
+            settings = replace(settings, access=scope.settings.access)
+        loc.lines, _ = self._settings_lines(scope, settings, sid + "f", True)
         _prepend(loc.lines, denials)
         if scope.settings.access.decision != "granted":
             # a grant inside a denied directory: only for the name Apache's walk stops at
