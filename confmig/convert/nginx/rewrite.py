@@ -19,7 +19,8 @@ Idiomatic where a pattern allows it, exact everywhere else, never looser:
   writes the ruleset out once per round;
 * ``[T=type]`` without a substitution sends the file, once the rules are over, to a named
   location with that type (:func:`_type_dispatch`);
-* ``${map:key|default}`` of a ``txt:`` RewriteMap is an http-level ``map`` (:class:`Lookups`);
+* ``${map:key|default}`` of a ``txt:`` RewriteMap (or a ``rnd:`` one without ``|`` in its
+  values, which then never picks at random) is an http-level ``map`` (:class:`Lookups`);
 * ``%{ENV:NAME}`` in a substitution, where only earlier ``[E=NAME:literal]`` rules of the
   ruleset set NAME, is an nginx variable those rules set (:class:`EnvVars`): h5bp's
   ``%{ENV:PROTO}`` of its www → non-www redirect;
@@ -821,13 +822,24 @@ def _template(toks: tuple, saved: dict[int, str], lookups: Lookups | None = None
     return "".join(out)
 
 
+#: Why a kind of RewriteMap has no nginx form.
+NO_MAP_FORM = {
+    "int": "stock nginx cannot change the case of a value or %-escape it",
+    "prg": "a program answers every lookup",
+    "dbm": "nginx does not read DBM files",
+    "dbd": "a database query answers every lookup",
+    "fastdbd": "a database query answers every lookup",
+}
+
+
 @dataclass
 class Lookups:
     """The RewriteMap lookups of one rule's substitution.  Each ``${name:key|default}`` is
     a variable set before the rule's action — where the pattern's captures are its own —
     from an http-level ``map`` of the ``txt:`` map's lines (one ``map`` per RewriteMap, on
     the shared ``$confmig_mkey``, with ``$confmig_mdef`` as its default: Apache's default
-    applies to a key the map does not have).  Other kinds of map have no nginx form."""
+    applies to a key the map does not have).  A ``rnd:`` map without ``|`` in its values is
+    that table too; other kinds of map have no nginx form (:data:`NO_MAP_FORM`)."""
 
     maps: dict[str, RewriteMap]
     http: Any  # confmig.convert.nginx.maps.HttpMaps (which imports this module)
@@ -858,10 +870,15 @@ class Lookups:
         if rmap is None:  # Apache: no such map, the lookup fails and the default is used
             self.sets.append(f"set {var} {q(default)};")
             return var
-        table = rmap.entries() if rmap.kind == "txt" else None
+        # rnd: is a txt: map whose value, when it has '|', is one of its parts at random
+        table = rmap.entries() if rmap.kind in ("txt", "rnd") else None
         if table is None or self.http is None:
-            why = "cannot be read" if rmap.kind == "txt" else "has no nginx form"
+            why = "cannot be read" if rmap.kind in ("txt", "rnd") else \
+                "has no nginx form: " + NO_MAP_FORM.get(rmap.kind, "not a file of lines")
             raise Untranslatable(f"RewriteMap {name} ({rmap.kind}:) {why}")
+        if rmap.kind == "rnd" and any("|" in value for value in table.values()):
+            raise Untranslatable(f"RewriteMap {name} (rnd:) picks one of a value's '|' parts "
+                                 "at random for every lookup")
         if any("$" in value for value in table.values()):
             raise Untranslatable(f"RewriteMap {name}: a value with '$' (nginx would read a "
                                  "variable)")
