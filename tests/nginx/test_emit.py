@@ -172,12 +172,12 @@ def test_files_patterns_see_only_the_last_component() -> None:
 def test_untranslatable_is_a_comment_a_stderr_line_and_exit_1(site: object,
                                                               tmp_path: Path) -> None:
     root = site({"m/.htaccess": "RewriteEngine On\n"
-                                "RewriteRule ^x$ y.html [T=text/plain,L]\n"
+                                "RewriteRule ^x$ y.html [B,L]\n"
                                 "SetEnvIf User-Agent bot IS_BOT\n"})
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
     assert result.exit_code == 1
     where = f"{root}/m/.htaccess"
-    assert f"untranslatable: {where}:2: RewriteRule: [T]/[H]" in result.stderr
+    assert f"untranslatable: {where}:2: RewriteRule: [B]/[BNP]" in result.stderr
     assert f"untranslatable: {where}:3: SetEnvIf" in result.stderr
     text = result.stdout
     assert f"# untranslatable: {where}:2 RewriteRule" in text  # a comment at its place

@@ -201,7 +201,7 @@ def test_same_target_and_condition_backreferences(site: object, apache_binary: o
 
 def test_untranslatable_denies_and_is_announced(site: object, apache_binary: object,
                                                 nginx_binary: object) -> None:
-    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^t$ t.html [T=text/plain,L]\n",
+    root = site({".htaccess": "RewriteEngine On\nRewriteRule ^t$ t.html [B,L]\n",
                  "t.html": "t\n"})
     report = verify(VerifyRequest(target="nginx", docroot=root))
     assert report.exit_code == 0, report.summary()

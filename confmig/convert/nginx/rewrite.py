@@ -72,7 +72,7 @@ VARIABLE_MAPS = {
 }
 #: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
 INTERNAL_TAIL = "[01][a-z]*\\z"
-PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules ([C], [S], [N]): for a URL with "
+PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules: for a URL with "
                   "PATH_INFO (a missing directory or a file before its last part) Apache's "
                   "next rules see the new path with the PATH_INFO after it; such URLs are "
                   "denied (403) when the rule applies")
@@ -125,10 +125,12 @@ class RewriteOut:
     notes: list[RuleNote] = field(default_factory=list)
     uses_amp_args: bool = False
     internal: bool = False  # some rule rewrites internally: the location needs PREAMBLE
+    continuing: bool = False  # a rewrite without [L] is followed by more rules
     alias: AliasGuard | None = None
     #: [T] types: (named location, type, the status that reaches it through error_page);
     #: the renderer writes each named location with the scope's settings and that type.
     typed: list[tuple[str, str, int]] = field(default_factory=list)
+    type_pages: set[int] = field(default_factory=set)  # their error_page lines written
     scope_id: str = ""
     http: Any = None  # the server's HttpMaps (RewriteMap lookups need it)
     lookups: Lookups | None = None  # the RewriteMap lookups of the rule being translated
@@ -299,7 +301,7 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
     out.env = EnvVars.of(rules)
     if out.env is not None:
         body += out.env.reset()
-    if any(r.chain or r.skip or r.next or (r.mime_type and r.nosub) for r in rules):
+    if any(r.chain or r.skip or r.next or (_typed(r) and r.nosub) for r in rules):
         out.lines += _flow(plan, rules, out)
     else:
         for index, rule in enumerate(rules):
@@ -310,6 +312,9 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
                 out.lines += _rule(plan, rule, "", out, last=index + 1 >= len(rules))[0]
             except Untranslatable as exc:
                 out.lines += _deny(plan, rule, str(exc), out)
+    if out.continuing and not any("set $confmig_start " in line for line in body):
+        # the request as it came, for the PATH_INFO test of _internal
+        body[:0] = ['set $confmig_start "${confmig_mapped}:$uri";']
     out.lines = saved_lines + (PREAMBLE if out.internal else []) + body
     return out
 
@@ -393,12 +398,13 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
     return lines
 
 
-def _type_code(rule: RewriteRule, out: RewriteOut) -> int:
+def _type_code(rule: RewriteRule, out: RewriteOut, substituted: bool = False) -> int:
     """The status that sends a request to the named location serving [T]'s type (0 when
     the rule's [T] is not translated).  Apache applies the type to what this pass serves:
-    a substitution means an internal redirect, which drops it."""
+    a substitution means an internal redirect, which drops it (*substituted*: the code for a
+    URL the rule rewrites to its own file, which makes no redirect)."""
     mime = (rule.mime_type or "").lower()
-    if not rule.nosub or not mime or out.alias is not None \
+    if (not rule.nosub and not substituted) or not mime or out.alias is not None \
             or any(c in mime for c in "%$\\\"'{}; \t"):
         return 0
     code = next((known_code for _name, known, known_code in out.typed if known == mime), 0)
@@ -409,6 +415,21 @@ def _type_code(rule: RewriteRule, out: RewriteOut) -> int:
         out.typed.append((f"@confmig_t{out.scope_id}_{len(out.typed)}", mime, code))
     out.notes.append(RuleNote(_src(rule), "RewriteRule", TYPE_DIRECTORY_NOTE))
     return code
+
+
+def _typed(rule: RewriteRule) -> bool:
+    """Whether the rule's ``[T]`` can give a file its type: not with ``[R]``, ``[F]`` or
+    ``[G]``, which answer with Apache's own page."""
+    return bool(rule.mime_type) and not (rule.redirect or rule.status_flag)
+
+
+def _self_typed(out: RewriteOut, code: int) -> list[str]:
+    """The ``error_page`` that sends *code* to the named location of its type (once)."""
+    if code in out.type_pages:
+        return []
+    out.type_pages.add(code)
+    name, mime = next((n, m) for n, m, c in out.typed if c == code)
+    return [f"error_page {code} = {name};  # {mime}"]
 
 
 def _type_dispatch(out: RewriteOut) -> list[str]:
@@ -548,9 +569,20 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
     if rule.handler:
         raise Untranslatable("[T]/[H] change the type or handler")
-    typed = _type_code(rule, out) if rule.mime_type and guard is not None else 0
-    if rule.mime_type and not typed:
-        raise Untranslatable("[T]/[H] change the type or handler")
+    typed = self_typed = 0
+    if not _typed(rule):
+        pass  # [R], [F], [G] answer with Apache's own page: the type changes nothing
+    elif not rule.nosub:
+        # a substitution: an internal redirect drops the type (r->notes), but for a URL
+        # rewritten to its own file
+        if guard is None and (rule.last or last):
+            self_typed = _type_code(rule, out, substituted=True)
+        if not self_typed:
+            raise Untranslatable("[T]/[H] change the type or handler")
+    else:
+        typed = _type_code(rule, out) if guard is not None else 0
+        if not typed:
+            raise Untranslatable("[T]/[H] change the type or handler")
     env_sets = out.env.sets(rule) if out.env is not None else []
     noop = ""
     if _authorization_only(rule):
@@ -583,7 +615,7 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         _action(plan, rule, number, regex, saved, out, last)
     if env_sets:
         action = " ".join(env_sets)
-    if typed and not rule.status_flag:  # a nosub rule ([T] with a substitution is refused)
+    if typed:  # a nosub rule ([T] with a substitution: self_typed)
         action = f"set $confmig_type {typed};" + (
             " set $confmig_go stop;" if rule.last or rule.end else "")
     ones = "1" * (len(checks) + 1)
@@ -591,11 +623,15 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if lookups.env_read:
             raise Untranslatable("%{ENV:…} in an internal rewrite (not translated)")
         out.internal = True
-        continuing = guard is not None and not action.endswith(" last;")
+        continuing = not action.endswith(" last;")  # more rules see the new path
         if continuing:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE))
+            out.continuing = True
+        if self_typed:
+            lines += _self_typed(out, self_typed)
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
-                          guard or "", continuing, lookups), f"^{ones}{INTERNAL_TAIL}")
+                          guard or "", continuing, lookups, self_typed),
+                f"^{ones}{INTERNAL_TAIL}")
     if not checks and guard is None and not lookups.sets and not lookups.env_read:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
@@ -640,11 +676,12 @@ def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lo
 def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved: dict[int, str],
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
-              lookups: Lookups | None = None) -> list[str]:
+              lookups: Lookups | None = None, typed: int = 0) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
-    (``…s``: Apache makes no internal redirect), and that a directory requested without its
-    slash gets mod_dir's 301 instead (``…0``: the rules stop too)."""
+    (``…s``: Apache makes no internal redirect; with the rule's ``[T]`` type: the status
+    *typed* that ``error_page`` sends to its named location), and that a directory requested
+    without its slash gets mod_dir's 301 instead (``…0``: the rules stop too)."""
     flag = f"$confmig_r{number}"
     op = "!~" if rule.negate else "~"
     to, target = _target_var(plan, rule, number, saved, lookups)
@@ -658,6 +695,11 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     ones = "1" * (len(checks) + 1)
     if not rule.negate and target is not None:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
+        if typed:  # no internal redirect: [T]'s type, for a file (a directory: denied)
+            lines += [f'set $confmig_tt "${{{flag[1:]}}}:";',
+                      'if (-d $request_filename) { set $confmig_tt "${confmig_tt}d"; }',
+                      f'if ($confmig_tt ~ "^{ones}1[^:]+:d\\z") {{ return 403; }}',
+                      f'if ($confmig_tt ~ "^{ones}1[^:]+:\\z") {{ return {typed}; }}']
     if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
         lines += alias.answer(ones, flag)
     if rule.last:
