@@ -118,14 +118,18 @@ def test_types_block_is_the_whole_map_plus_addtype(site: object,
 def test_file_denials_hold_in_every_regex_location(site: object) -> None:
     """Trap: only the first matching regex location is used — so the <Files> denials are
     not locations of their own but the first lines of every location, the nested one for
-    another <FilesMatch> included."""
+    another <FilesMatch> included (in a location of their own inside each, for the URLs
+    they can deny: tests/nginx/test_files_denial_candidates.py)."""
     root = site({".htaccess": '<FilesMatch "\\.txt$">\nHeader set X-T 1\n</FilesMatch>\n'
                               '<Files "secret.txt">\nRequire all denied\n</Files>\n'})
     text = convert_docroot(root).result.text
     blocks = [b for b in text.split("map $uri ")[1:] if "secret\\.txt\\z" in b.split("}")[0]]
     denial = blocks[0].split()[0]
     nested = dict(locations(text, direct=False))['~ "(?s)/(?=[^/]*\\z)[^/]*?(?:\\.txt\\z)"']
-    assert nested.index(f"if (-d {denial}) {{ return 403; }}") < nested.index("add_header")
+    candidate = [body for match, body in locations(nested, direct=False) if "secret" in match]
+    assert len(candidate) == 1 and f"if (-d {denial})" not in nested.split("location")[0]
+    assert candidate[0].index(f"if (-d {denial}) {{ return 403; }}") < \
+        candidate[0].index("add_header")
 
 
 def test_if_blocks_only_hold_what_nginx_allows_there() -> None:

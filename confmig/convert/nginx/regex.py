@@ -93,6 +93,19 @@ def file_then_path(pattern: str, name: str) -> str:
     return f"(?s)^(?<{name}>.*?/[^/]*?(?:{body})[^/]*)/"
 
 
+def files_candidate(pattern: str) -> str:
+    """A regex that matches every path :func:`basename` or :func:`file_then_path` matches
+    for the ``<FilesMatch>`` *pattern* (and maybe more): the body of each searched
+    anywhere.  Cheap where those are not: PCRE2 skips to the positions where the body can
+    start, where they try every position of a component with lazy repeats (and, without
+    JIT, copy a frame for each)."""
+    body = _scan(pattern, "(?<=/)")
+    then_path = body.replace("\\z", "(?=/)")
+    if then_path == body:
+        return f"(?s)(?:{body})"
+    return f"(?s)(?:{body})|(?:{then_path})"
+
+
 def after(prefix: str, pattern: str, nocase: bool) -> str:
     """A regex for ``PREFIX:VALUE`` that searches *pattern* in VALUE the way Apache searches
     it (VALUE starts after the first ``:``; *prefix* is a regex of its own)."""

@@ -34,7 +34,13 @@ from confmig.convert.nginx.headers import (
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.php import PhpEmitter, handler_notes, handler_source
-from confmig.convert.nginx.regex import Untranslatable, basename, file_then_path, url_path
+from confmig.convert.nginx.regex import (
+    Untranslatable,
+    basename,
+    file_then_path,
+    files_candidate,
+    url_path,
+)
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePlan, Source
@@ -215,11 +221,15 @@ class Renderer:
         where = ", ".join(str(s) for s in scope.sources) or "server configuration"
         main = Location("/" if scope.url == "/" else f"^~ {q(scope.url)}",
                         [f"{scope.directory} ({where})"])
-        denials = [*self._link_denials(scope), *self._file_denials(scope)]
+        tests, candidate = self._file_denials(scope)
+        denials = [*self._link_denials(scope), *tests]
         main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
         _prepend(main.lines, denials)
         for files in self._nested_files(scope):
             main.nested.append(self._files_location(scope, files, sid, denials))
+        if candidate is not None and self.php is None:
+            for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
+                _tests_only_for(location, tests, candidate)
         if rewrite_out is not None:
             for url in rewrite_out.exact_static:
                 plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
@@ -267,10 +277,11 @@ class Renderer:
         return [f"# symlinks Apache does not follow (403): {', '.join(urls)}",
                 f"if ({name}) {{ return 403; }}"]
 
-    def _file_denials(self, scope: Scope) -> list[str]:
+    def _file_denials(self, scope: Scope) -> tuple[list[str], str | None]:
         """The ``<Files>``/``<FilesMatch>`` denials in force, as the first lines of every
         location of the scope (nginx's rewrite phase, before its rules — Apache checks
-        access before its per-directory rewriting).
+        access before its per-directory rewriting); and a regex matching every URL their
+        tests can deny (None: they must run for every URL).
 
         Apache matches a section against the name where its walk stopped: the last path
         component when its directory exists (``-d $confmig_parent``), else an earlier,
@@ -279,6 +290,7 @@ class Renderer:
         and too little in the second."""
         lines: list[str] = []
         names: list[tuple[str, int]] = []  # the -d tests: (map row, status)
+        candidates: list[str] = []
         none = _no_file(scope.settings)
         for files in scope.files:
             access = files.settings.access
@@ -294,11 +306,12 @@ class Renderer:
             try:
                 regex = basename(files.basename_regex)
                 then_path = file_then_path(files.basename_regex, "confmig_named")
+                candidates.append(files_candidate(files.basename_regex))
             except Untranslatable as exc:
                 self._note(files.source, files.label, f"{exc}: the whole directory is denied",
                            scope.directory)
                 return [*lines, f"# untranslatable: {files.source} {files.label}: {exc}",
-                        "return 403;"]
+                        "return 403;"], None
             # maps (http { }), so that every `if` here ends in `return`: an `if` that
             # matches and only sets a variable would take try_files out of the location
             names.append((f"~{_with_parent(regex, 'confmig_dir')}", status))
@@ -308,7 +321,10 @@ class Renderer:
                       "walk stops at that name: its directory exists; or it is a file followed "
                       "by PATH_INFO)",
                       f"if (-f {path_info}) {{ return {status}; }}"]
-        return lines + self._name_denials(names, none)
+        if not lines and not names:
+            return [], None
+        return lines + self._name_denials(names, none), "|".join(
+            f"(?:{c})" for c in dict.fromkeys(candidates))
 
     def _files_login(self, scope: Scope, files: FilesScope, lines: list[str]) -> int:
         """The status the section's tests answer with for its login: a code that
@@ -657,6 +673,25 @@ def _rewrite_forbidden(plan: RewritePlan) -> list[str]:
 def _with_parent(regex: str, name: str) -> str:
     """A last-component regex (``(?s)/…``) that also captures the path before it."""
     return f"(?s)^(?<{name}>.*)" + regex[len("(?s)"):]
+
+
+def _tests_only_for(location: Location, tests: list[str], candidate: str) -> None:
+    """Move the *tests* of the ``<Files>`` denials out of *location* into a nested location
+    for the URLs they can deny (*candidate*), with everything else of *location* too: nginx
+    runs every ``if`` of a location — a map's regex and a stat for every request — and
+    these maps' regexes try each position of the URL with lazy repeats (without PCRE JIT:
+    microseconds), where the candidate regex lets PCRE2 skip to where the pattern can
+    start.  The nested location comes after the ``<Files>`` locations (only the first
+    matching regex location is used; each of those has its own)."""
+    start = next((i for i in range(len(location.lines) - len(tests) + 1)
+                  if location.lines[i:i + len(tests)] == tests), None)
+    if start is None or not tests:
+        return
+    full = list(location.lines)
+    del location.lines[start:start + len(tests)]
+    location.nested.append(Location(
+        f"~ {q(candidate)}", ["a name the <Files> denials can match: their tests, then the "
+                              "same as around"], full))
 
 
 def _prepend(lines: list[str], denials: list[str]) -> None:
