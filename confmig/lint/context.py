@@ -420,6 +420,12 @@ class FileContext:
             self._directive_cache = self._walk_cache.only(Directive)
         return self._directive_cache  # type: ignore[return-value]
 
+    @functools.cached_property
+    def directive_names(self) -> frozenset[str]:
+        """The lower-case names of this file's effective directives (whatever AllowOverride
+        is in force)."""
+        return frozenset(d.lname for d, _ in self.directives())
+
     def scopes(self) -> list[Scope]:
         """Every configuration section of this file that holds a directive, in file order
         (:mod:`confmig.lint.scopes`), computed once; none for an access file Apache never
@@ -559,6 +565,8 @@ class LintContext:
     modules: ModuleSet
     notes: list[str] = field(default_factory=list)
     access: list[AccessEntry] = field(default_factory=list)
+    # What tree rules share within the run, by name (the docroot's walk: one for all).
+    memo: dict[str, object] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         if not self.access:

@@ -45,7 +45,12 @@ class RuleSet:
         self.rules: list[Rule] = []
         # kind -> lower-case name ("<name" for a section, ANY_*) -> rules
         self.tables: dict[str, dict[str, list[Rule]]] = {kind: {} for kind in KINDS}
+        # kind -> key -> the rules a node with that key is handed (its own, then the ANY_*
+        # ones), made on first use and forgotten when a rule is added
+        self._handed: dict[str, dict[str, tuple[Rule, ...]]] = {kind: {} for kind in KINDS}
         self.file_rules: list[Rule] = []
+        # file_rules with what a file must have for each to be called (see _wanted)
+        self._file_hooks: list[tuple[Rule, frozenset[str], tuple[str, ...]]] = []
         self.tree_rules: list[Rule] = []
         self.summary_rules: list[Rule] = []
         for rule in rules:
@@ -76,8 +81,13 @@ class RuleSet:
                     rules = self.tables[kind].setdefault(name, [])
                     rules.append(rule)
                     rules.sort(key=lambda r: r.code)
+                self._handed[kind].clear()
         if _overrides(cls, "check_file"):
             self.file_rules.append(rule)
+            needs = rule.file_directives
+            self._file_hooks.append((
+                rule, frozenset(n for n in needs if not n.endswith("*")),
+                tuple(n[:-1] for n in needs if n.endswith("*"))))
         if _overrides(cls, "check_tree"):
             self.tree_rules.append(rule)
             if _overrides(cls, "summarize"):
@@ -101,34 +111,47 @@ class RuleSet:
         table = self.tables.get(ctx.kind)
         if (table or self.pending.get(ctx.kind)) and ctx.read_by_apache:
             self._dispatch(ctx, out)
-        for rule in self.file_rules:
+        wanted: dict[tuple[frozenset[str], tuple[str, ...]], bool] = {}
+        for rule, names, prefixes in self._file_hooks:
+            if names or prefixes:
+                key = (names, prefixes)
+                found = wanted.get(key)
+                if found is None:
+                    found = wanted[key] = _wanted(ctx.directive_names, names, prefixes)
+                if not found:
+                    continue
             try:
                 out.extend(rule.check_file(ctx))
             except Exception as exc:  # a broken rule must not take the run down
                 out.append(internal_error(rule, ctx.path, exc))
         return out
 
+    def _handed_to(self, kind: str, key: str) -> tuple[Rule, ...]:
+        """The rules a node with ``key`` (a lower-case directive name, ``<name`` for a
+        section) is handed in a file of ``kind``: those that name it, then those that take
+        every directive (or section).  The pending rules that name it are imported first."""
+        pending = self.pending[kind]
+        if key in pending:
+            self._import_pending(kind, key)
+        table = self.tables[kind]
+        every = table.get(ANY_SECTION if key.startswith("<") else ANY_DIRECTIVE, [])
+        found = self._handed[kind][key] = (*table.get(key, ()), *every)
+        return found
+
     def _dispatch(self, ctx: FileContext, out: list[Finding]) -> None:
-        table = self.tables[ctx.kind]
-        pending = self.pending[ctx.kind]
-        any_directive = table.get(ANY_DIRECTIVE, [])
-        any_section = table.get(ANY_SECTION, [])
+        kind = ctx.kind
+        handed = self._handed[kind]
         broken: set[str] = set()
         for node, parents in ctx.walk():
             if isinstance(node, Directive):
                 key = node.lname
-                if pending and key in pending:
-                    self._import_pending(ctx.kind, key)
-                rules = table.get(key, ())
-                rules = [*rules, *any_directive] if rules else any_directive
             elif isinstance(node, Section):
                 key = "<" + node.lname
-                if pending and key in pending:
-                    self._import_pending(ctx.kind, key)
-                rules = table.get(key, ())
-                rules = [*rules, *any_section] if rules else any_section
             else:
                 continue
+            rules = handed.get(key)
+            if rules is None:
+                rules = self._handed_to(kind, key)
             for rule in rules:
                 if broken and rule.code in broken:
                     continue
@@ -159,6 +182,13 @@ class RuleSet:
                 where = ctx.files[0].path if ctx.files else "<tree>"
                 out.append(internal_error(rule, where, exc))
         return out
+
+
+def _wanted(names: frozenset[str], exact: frozenset[str], prefixes: tuple[str, ...]) -> bool:
+    """Whether a file with directives ``names`` has one a whole-file hook asks for
+    (:attr:`confmig.lint.rule.Rule.file_directives`)."""
+    return not exact.isdisjoint(names) or (
+        bool(prefixes) and any(n.startswith(prefixes) for n in names))
 
 
 def rule_set(rules: Sequence[Rule] | RuleSet) -> RuleSet:

@@ -28,7 +28,8 @@ How a rule looks at a file (the engine, :mod:`confmig.lint.engine`, calls these)
   ``server``); the directives of an access file Apache never opens (``AllowOverride
   None``) are not dispatched: nothing in it has any effect, and CTX003 says so.
 * ``check_file`` is the whole-file hook, for rules that need a file's sections or lines
-  together (mod_rewrite blocks, duplicates, the raw text).
+  together (mod_rewrite blocks, duplicates, the raw text); ``file_directives`` says which
+  directives a file must have for it to find anything (the others are not called).
 * ``check_tree`` sees every file of the run at once (duplication across files, depth);
   what it needs of each access file it takes from ``summarize`` (see there).
 
@@ -82,6 +83,10 @@ class Rule:
     # What check_directive is given (see the module docstring).
     directives: ClassVar[frozenset[str]] = frozenset()
     kinds: ClassVar[frozenset[str]] = KINDS
+    # check_file is called only for a file whose effective directives include one of these
+    # lower-case names ("rewrite*": any name with that prefix); empty: for every file.  A
+    # rule names them when it can find nothing in a file without them.
+    file_directives: ClassVar[frozenset[str]] = frozenset()
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterable[Finding]:

@@ -20,7 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from confmig.load.accessfile import AccessCheck, check_access_file, in_tree, is_special
+from confmig.load.accessfile import (
+    SPECIAL_TREES,
+    AccessCheck,
+    check_access_file,
+    in_tree,
+    is_special,
+)
 
 # A walk that follows symlinks can meet the same directories again and again through links
 # (each a path Apache walks too); past this many directories it stops and says so.  Without
@@ -53,60 +59,66 @@ def scan_docroot(
     real_root = os.path.realpath(root)
     roots = [real_root]
     # (directory as walked, its real path, and — following symlinks — the (st_dev, st_ino)
-    # of the directories above it and itself, so a link back up is not followed again)
+    # of the directories above it and itself, so a link back up is not followed again).
+    # Directories are plain strings here (a Path per directory costs more than listing it);
+    # every path the scan reports is a Path, normalised as before.
     start = _ident(root) if follow_symlinks else frozenset()
-    pending: list[tuple[Path, str, frozenset[tuple[int, int]]]] = [(root, real_root, start)]
+    pending: list[tuple[str, str, frozenset[tuple[int, int]]]] = [(str(root), real_root, start)]
     while pending:
         directory, real, chain = pending.pop()
         if follow_symlinks and scan.directories >= MAX_DIRECTORIES:
             scan.truncated = True
-            scan.skipped.append((directory, f"not walked: more than {MAX_DIRECTORIES} "
-                                            "directories"))
+            scan.skipped.append((Path(directory), f"not walked: more than {MAX_DIRECTORIES} "
+                                                  "directories"))
             continue
         scan.directories += 1
         if on_directory is not None:
             on_directory(scan.directories)
         try:
-            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            entries = sorted(os.scandir(directory), key=_name)
         except OSError as exc:
-            scan.skipped.append((directory, f"cannot read directory: {exc.strerror}"))
+            scan.skipped.append((Path(directory), f"cannot read directory: {exc.strerror}"))
             continue
         names = {e.name: e for e in entries}
         found = _access_file(scan, directory, real, names, access_names, roots,
                              follow_symlinks)
-        subdirs = []
+        subdirs: list[tuple[str, str, frozenset[tuple[int, int]]]] = []
         for entry in entries:
-            if found is not None and entry.name == found.name:
+            if entry.name == found:
                 continue  # the access file itself (a directory named .htaccess: Apache
                 # answers 403 for its parent before any request gets into it)
             if entry.is_symlink():
                 child = _link(scan, Path(entry.path), real_root, chain)
                 if child is not None:
-                    subdirs.append(child)
+                    subdirs.append((str(child[0]), child[1], child[2]))
                 continue
             if entry.is_dir(follow_symlinks=False):
-                path = Path(entry.path)
                 child_real = os.path.join(real, entry.name)  # no link on the way: real too
-                if is_special(child_real):
-                    scan.skipped.append((path, "not walked: /proc, /sys and /dev never are"))
+                if child_real.startswith(SPECIAL_TREES) and is_special(child_real):
+                    scan.skipped.append((Path(entry.path),
+                                         "not walked: /proc, /sys and /dev never are"))
                     continue
-                subdirs.append((path, child_real, chain | _ident(path) if follow_symlinks
-                                else chain))
+                subdirs.append((entry.path, child_real,
+                                chain | _ident(Path(entry.path)) if follow_symlinks else chain))
         pending.extend(reversed(subdirs))
     scan.access_files.sort(key=lambda p: (len(p.parts), str(p)))
     return scan
 
 
-def _access_file(scan: DocrootScan, directory: Path, real: str,
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _access_file(scan: DocrootScan, directory: str, real: str,
                  names: dict[str, os.DirEntry[str]], access_names: Sequence[str],
-                 roots: list[str], follow: bool) -> Path | None:
+                 roots: list[str], follow: bool) -> str | None:
     """Record the access file Apache opens in *directory* (*real*: its real path); return
-    it (None: none)."""
+    its name (None: none)."""
     found: Path | None = None
     for name in access_names:
         if name not in names:
             continue
-        path = directory / name
+        path = Path(directory, name)
         parent = real if "/" not in name else None  # the real directory that holds it
         if found is not None:
             if check_access_file(str(path), roots, follow, parent).exists:
@@ -121,7 +133,7 @@ def _access_file(scan: DocrootScan, directory: Path, real: str,
             scan.access_files.append(path)
         else:
             scan.problems.append(check)
-    return found
+    return found.name if found is not None else None
 
 
 def _link(scan: DocrootScan, link: Path, real_root: str,

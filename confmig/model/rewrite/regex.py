@@ -23,6 +23,7 @@ a limit reported by PCRE2 is "no match", recorded with :func:`confmig.model.limi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import pcre2
@@ -93,9 +94,7 @@ class Regex:
     def __init__(self, source: str, nocase: bool = False) -> None:
         self.source = source
         self.nocase = nocase
-        flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
-        # No JIT: Apache does not JIT, and the JIT gives up at other points (see above).
-        self._pattern = pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
+        self._pattern = _compiled(source, nocase)
         self._groups: int = min(self._pattern.groups + 1, MAX_REG_MATCH)
         # the named groups, as ``ap_regname`` lists them: (number, name)
         self.names: tuple[tuple[int, str], ...] = tuple(sorted(
@@ -151,26 +150,41 @@ class Regex:
             return anything
         count = self._groups
         pattern_search = self._pattern.search
+        source = self.source  # not self: the closure, held by self, would make a cycle
 
         def search(subject: str) -> Captures | None:
             data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
             try:
                 m = pattern_search(data)
             except pcre2.LibraryError as exc:
-                return self._gave_up(subject, exc)
+                return _gave_up(source, subject, exc)
             return Captures(m, data, count) if m is not None else None
         return search
 
     def _gave_up(self, subject: str, exc: pcre2.LibraryError) -> None:
-        """PCRE2 stopped (match, depth or heap limit): ``ap_regexec`` returns an error code,
-        which every caller takes as "no match"."""
-        limits.record(f"PCRE {exc} for pattern {shorten(self.source)!r} on "
-                      f"{shorten(subject)!r} ({len(to_bytes(subject))} bytes): Apache "
-                      "takes this as no match")
-        return None
+        return _gave_up(self.source, subject, exc)
 
     def __repr__(self) -> str:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
+
+
+@functools.lru_cache(maxsize=2048)
+def _compiled(source: str, nocase: bool) -> pcre2.Pattern:
+    """*source* compiled as Apache compiles it, once per pattern and case flag: a tree of
+    access files repeats the same few patterns (a compiled pattern is only read, so the
+    ``Regex`` objects of equal patterns share it).  A pattern that does not compile raises
+    every time."""
+    flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
+    # No JIT: Apache does not JIT, and the JIT gives up at other points (see above).
+    return pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
+
+
+def _gave_up(source: str, subject: str, exc: pcre2.LibraryError) -> None:
+    """PCRE2 stopped (match, depth or heap limit): ``ap_regexec`` returns an error code,
+    which every caller takes as "no match"."""
+    limits.record(f"PCRE {exc} for pattern {shorten(source)!r} on "
+                  f"{shorten(subject)!r} ({len(to_bytes(subject))} bytes): Apache "
+                  "takes this as no match")
 
 
 def _as_apache_compiles(pattern: bytes) -> bytes:

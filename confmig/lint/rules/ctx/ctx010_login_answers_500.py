@@ -41,6 +41,8 @@ class LoginAnswers500(Rule):
     severity = Severity.error
     fix = "AuthType Basic, AuthName \"…\", AuthUserFile /path/outside/the/docroot"
 
+    file_directives = frozenset({"require"})  # a login is asked for by a Require
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         found: dict[str, Directive] = {}
         needs_user: Directive | None = None

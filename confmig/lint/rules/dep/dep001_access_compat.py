@@ -28,6 +28,8 @@ class AccessCompat(Rule):
     good = "Require ip 192.168.1.0/24\n"
     fix = "replace with Require"
 
+    file_directives = ACCESS_COMPAT
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.scopes():
             old = [d for d in scope.directives if d.lname in ACCESS_COMPAT]

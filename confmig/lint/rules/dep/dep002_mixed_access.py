@@ -48,6 +48,8 @@ class MixedAccessControl(Rule):
     harmless_fix = ("read the 2.2 lines only on 2.2: wrap them in <IfModule !mod_authz_core.c> "
                     "(or drop them)")
 
+    file_directives = ACCESS_COMPAT
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         grouped = _grouped(ctx)
         for scope in ctx.scopes():

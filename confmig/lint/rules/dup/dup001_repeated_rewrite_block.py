@@ -62,6 +62,8 @@ class RepeatedRewriteBlock(Rule):
     example_kind = "server"
     fix = "hoist it into one <Directory>/<DirectoryMatch>: confmig convert --to httpd"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         """Sections of one server config file with the same block."""
         if ctx.is_htaccess:

@@ -16,9 +16,6 @@ from dataclasses import dataclass
 
 from confmig.lint.context import ServerLayout
 
-SKIP_DIRS = frozenset({".git", ".svn", ".hg", ".bzr"})
-MAX_ENTRIES = 200_000
-
 
 def parts(path: str) -> list[str]:
     return [p for p in os.path.normpath(path).split("/") if p]
@@ -55,20 +52,3 @@ def lookups(directory: str, layout: ServerLayout | None, docroot: str | None) ->
     # The file itself is tried as a directory only when its own directory allows overrides.
     opens = sum(1 for d in chain if d in allowed) + (1 if chain[-1] in allowed else 0)
     return Lookups(allowed[0], directory, opens)
-
-
-def deepest_directory(root: str) -> tuple[str, int]:
-    """The deepest directory under ``root`` (symlinks and VCS directories skipped) and its
-    depth below ``root``."""
-    best, best_depth, seen = root, 0, 0
-    base = len(parts(root))
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
-                         and not os.path.islink(os.path.join(directory, d)))
-        depth = len(parts(directory)) - base
-        if depth > best_depth:
-            best, best_depth = directory, depth
-        seen += len(dirs) + len(files)
-        if seen > MAX_ENTRIES:
-            break
-    return best, best_depth

@@ -9,7 +9,8 @@ from confmig.apache.paths import server_root_relative
 from confmig.lint.context import FileContext, LintContext, ServerLayout
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.perf.lookups import deepest_directory, lookups, parts
+from confmig.lint.rules.docroot_walk import docroot_walk
+from confmig.lint.rules.perf.lookups import lookups, parts
 from confmig.lint.scopes import walk_directives
 from confmig.syntax import Directive, Node
 
@@ -78,9 +79,10 @@ class DeepHtaccessLookups(Rule):
         return next((d for d, _ in ctx.directives()), None)
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
-        if ctx.docroot is None:
+        walked = docroot_walk(ctx)
+        if ctx.docroot is None or walked is None:
             return
-        deepest, _ = deepest_directory(str(ctx.docroot))
+        deepest = walked.deepest
         server_deepest, server_docroot = self._server_paths(ctx, deepest)
         layout = None
         if ctx.server is not None:

@@ -59,6 +59,8 @@ class FallbackResourceWouldDo(Rule):
     severity = Severity.info
     fix = "replace the block with 'FallbackResource /index.php'"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             if scope.context != "directory":

@@ -48,6 +48,8 @@ class RedirectWouldDo(Rule):
     severity = Severity.info
     fix = "use RedirectMatch (mod_alias)"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             prefix = scope.url_base

@@ -7,6 +7,7 @@ character, ``%{…}`` and ``${…}`` run to the matching ``}`` (nesting counted)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pcre2
@@ -90,9 +91,11 @@ def is_known_variable(name: str) -> bool:
     return upper in KNOWN_VARIABLES
 
 
+@functools.lru_cache(maxsize=2048)
 def group_count(pattern: str, nocase: bool = False) -> int | None:
     """Capturing groups of a pattern as PCRE2 compiles it; None when it does not compile.
-    No JIT: nothing is matched here, and the JIT compilation costs four times the rest."""
+    No JIT: nothing is matched here, and the JIT compilation costs four times the rest.
+    Asked once per pattern (a tree repeats the same few)."""
     try:
         return pcre2.compile(to_bytes(pattern), pcre2.IGNORECASE if nocase else 0,
                              jit=False).groups

@@ -74,6 +74,8 @@ class InvalidRewriteRegex(Rule):
     severity = Severity.error
     fix = "fix the pattern (escape literal ( [ { * + ? with a backslash)"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             # mod_rewrite's parser (confmig.model.rewrite.parse) compiled every pattern of

@@ -37,6 +37,8 @@ class SlashPatternInPerDir(Rule):
     severity = Severity.error
     fix = "drop the slash after ^ (or write ^/? to accept both contexts)"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             if not scope.strips_prefix:

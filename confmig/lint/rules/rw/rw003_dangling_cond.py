@@ -28,6 +28,8 @@ class DanglingRewriteCond(Rule):
             "RewriteRule ^old$ /new [R=301,L]\n")
     fix = "move the RewriteCond lines right above the RewriteRule they guard"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             dangling = scope.rewrite.dangling_conditions

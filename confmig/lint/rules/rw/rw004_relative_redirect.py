@@ -58,6 +58,8 @@ class RelativeRedirectWithoutBase(Rule):
     severity = Severity.error
     fix = "add 'RewriteBase /url/path/of/this/directory/' or make the target start with '/'"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             config = scope.rewrite

@@ -56,6 +56,8 @@ class UnreachableRewriteRules(Rule):
             "RewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule ^(.*)$ index.php [L]\n")
     fix = "move the catch-all last, or give it the RewriteCond lines it was meant to have"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             rules = scope.rewrite.rules

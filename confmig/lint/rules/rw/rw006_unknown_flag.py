@@ -44,6 +44,8 @@ class UnknownRewriteFlag(Rule):
     fix = ("use a documented flag: B, BNP, BCTLS, BNE, C, CO, DPI, E, END, F, G, H, L, N, NC, "
            "NE, NS, P, PT, QSA, QSD, QSL, R, S, T, UNC, UnsafeAllow3F, UnsafePrefixStat")
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             errors = flag_errors(scope.rewrite)

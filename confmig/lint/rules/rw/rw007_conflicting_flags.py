@@ -78,6 +78,8 @@ class ConflictingRewriteFlags(Rule):
     good = "RewriteEngine On\nRewriteRule ^private/ /login [R=302,L]\n"
     fix = "keep the one flag that says what you mean"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:

@@ -95,6 +95,8 @@ class HostHeaderRedirect(Rule):
             "RewriteRule ^ https://%{HTTP_HOST}%{REQUEST_URI} [R=301,L]\n")
     fix = "write the host name literally, or check %{HTTP_HOST} against your names first"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:

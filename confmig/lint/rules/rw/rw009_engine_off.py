@@ -58,6 +58,8 @@ class RewriteEngineOff(Rule):
     severity = Severity.error
     fix = "add 'RewriteEngine On' before the rules (or delete the rules)"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         server_on: bool | None = None
         for scope in ctx.rewrite_scopes():

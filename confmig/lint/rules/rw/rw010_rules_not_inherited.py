@@ -66,6 +66,8 @@ class RewriteRulesNotInherited(Rule):
     fix = ("add 'RewriteOptions Inherit' if the parent's rules should still apply (they then "
            "match paths relative to this directory)")
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         """<Directory> sections of a server config merge the same way."""
         if ctx.is_htaccess:

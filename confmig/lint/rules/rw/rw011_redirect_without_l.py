@@ -28,6 +28,8 @@ class RedirectWithoutLast(Rule):
             "RewriteCond %{REQUEST_FILENAME} !-f\nRewriteRule ^ index.php [L]\n")
     fix = "add L: [R=301,L]"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             rules = scope.rewrite.rules

@@ -31,6 +31,8 @@ class RedirectDefault302(Rule):
     severity = Severity.info
     fix = "write the status: [R=301,L] (permanent) or [R=302,L] (temporary)"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:

@@ -41,6 +41,8 @@ class FileTestInServerContext(Rule):
     fix = ("test %{DOCUMENT_ROOT}%{REQUEST_URI} (or %{LA-U:REQUEST_FILENAME}), or move the "
            "rules into <Directory>")
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             if scope.context != "server":

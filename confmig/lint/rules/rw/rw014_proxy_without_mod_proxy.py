@@ -42,6 +42,8 @@ class ProxyFlagWithoutModProxy(Rule):
     severity = Severity.error
     fix = "load mod_proxy and mod_proxy_http (a2enmod proxy_http), or do not proxy"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:

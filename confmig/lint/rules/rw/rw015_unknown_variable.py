@@ -59,6 +59,8 @@ class UnknownRewriteVariable(Rule):
             "RewriteRule ^ https://www.example.com%{REQUEST_URI} [R=301,L]\n")
     fix = "use %{HTTP:Header-Name} for request headers and %{ENV:NAME} for variables"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for d in scope.named("rewritecond", "rewriterule"):

@@ -53,6 +53,8 @@ class BackReferenceOutOfRange(Rule):
     good = "RewriteEngine On\nRewriteRule ^blog/(.*)$ /news/$1 [R=301,L]\n"
     fix = "add the ( ) group the reference needs, or fix the number"
 
+    file_directives = frozenset({"rewrite*"})  # it reads the mod_rewrite sections
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.rewrite_scopes():
             for rule in scope.rewrite.rules:

@@ -1,5 +1,6 @@
-"""Which sensitive files a docroot holds (or, when it cannot be looked into, the usual
-suspects standing in for them), and how a finding names them.
+"""Which files are sensitive (a docroot's are found by the tree rules' walk,
+:mod:`confmig.lint.rules.docroot_walk`), the usual suspects standing in for them when the
+docroot cannot be looked into, and how a finding names them.
 
 Whether Apache sends one is not decided here: SEC002 asks the request model
 (:mod:`confmig.model`), which the differential tests hold to real Apache.
@@ -7,13 +8,10 @@ Whether Apache sends one is not decided here: SEC002 asks the request model
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 VCS_DIRS = frozenset({".git", ".svn", ".hg", ".bzr"})
 BACKUP_SUFFIXES = (".bak", ".backup", ".old", ".orig", ".save", ".swp", ".sql", ".sql.gz", "~")
-MAX_ENTRIES = 200_000
 
 
 @dataclass(frozen=True)
@@ -28,26 +26,6 @@ class SampleFile:
 def sensitive(name: str) -> bool:
     low = name.lower()
     return low == ".env" or low.startswith(".env.") or low.endswith(BACKUP_SUFFIXES)
-
-
-def find_exposed(root: str) -> Iterator[SampleFile]:
-    """Sensitive files and VCS directories under ``root`` (symlinks not followed)."""
-    seen = 0
-    for directory, dirs, files in os.walk(root):
-        rel = os.path.relpath(directory, root)
-        url_dir = "/" if rel == "." else "/" + rel.replace(os.sep, "/") + "/"
-        for name in sorted(d for d in dirs if d in VCS_DIRS):
-            probe = "HEAD" if name == ".git" else "entries"
-            yield SampleFile(f"{url_dir}{name}/{probe}", os.path.join(directory, name, probe),
-                         f"{url_dir}{name}/")
-        dirs[:] = sorted(d for d in dirs if d not in VCS_DIRS
-                         and not os.path.islink(os.path.join(directory, d)))
-        for name in sorted(files):
-            if sensitive(name):
-                yield SampleFile(url_dir + name, os.path.join(directory, name), url_dir + name)
-        seen += len(files) + len(dirs)
-        if seen > MAX_ENTRIES:
-            return
 
 
 def samples(root: str) -> list[SampleFile]:

@@ -10,7 +10,8 @@ from confmig.apache.paths import server_root_relative
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.sec.exposure import SampleFile, describe, find_exposed, samples
+from confmig.lint.rules.docroot_walk import docroot_walk
+from confmig.lint.rules.sec.exposure import SampleFile, describe, samples
 from confmig.lint.scopes import walk_directives
 from confmig.load import LoadedConfig, ReadState
 from confmig.load.workspace import access_names
@@ -68,10 +69,11 @@ class SensitiveFilesReachable(Rule):
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         anchor = _anchor(ctx, self)
-        if ctx.docroot is not None:
+        walked = docroot_walk(ctx)
+        if ctx.docroot is not None and walked is not None:
             # The request model alone decides (one decision, held to Apache by the
             # differential tests): no syntactic pre-filter that could disagree with it.
-            open_ = _served(ctx, [_map(t, ctx) for t in find_exposed(str(ctx.docroot))])
+            open_ = _served(ctx, [_map(t, ctx) for t in walked.exposed])
             if open_ and anchor is not None:
                 yield self.finding(anchor[1], f"{describe(open_)} can be downloaded: nothing "
                                               "in this tree or the server config denies "

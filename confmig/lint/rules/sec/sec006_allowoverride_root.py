@@ -29,6 +29,8 @@ class AllowOverrideOnRoot(Rule):
     example_kind = "server"
     fix = "AllowOverride None on <Directory />; grant overrides only where needed"
 
+    file_directives = frozenset({"allowoverride", "allowoverridelist"})
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in root_scopes(ctx):
             for d in scope.named("allowoverride", "allowoverridelist"):

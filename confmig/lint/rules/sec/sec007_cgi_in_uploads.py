@@ -55,6 +55,8 @@ class CgiInUploads(Rule):
     example_kind = "server"
     fix = "remove ExecCGI and the cgi-script handler here ('Options -ExecCGI')"
 
+    file_directives = frozenset({"options", "addhandler", "sethandler"})  # enables_cgi
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.scopes():
             path = _path(scope)

@@ -35,6 +35,8 @@ class RootAccessGranted(Rule):
     example_kind = "server"
     fix = "Require all denied on <Directory />; grant access on the DocumentRoot only"
 
+    file_directives = frozenset({"require", "allow"})
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in root_scopes(ctx):
             for d in scope.named("require", "allow"):

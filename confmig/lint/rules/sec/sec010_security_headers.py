@@ -76,6 +76,8 @@ class SecurityHeaderMistake(Rule):
             'Header always set X-Frame-Options "SAMEORIGIN"\n')
     fix = "spell the header exactly; do not unset security headers"
 
+    file_directives = frozenset({"header"})
+
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if not ctx.read_by_apache:
             return

@@ -33,6 +33,8 @@ class CommentMidLine(Rule):
     fix = "move the comment to its own line above the directive"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if ctx.source and b"#" not in ctx.source:
+            return  # no '#' anywhere in the file
         effective: set[tuple[int, int]] | None = None  # made only when a comment is found
         for node, _ in ctx.raw_walk():
             if not isinstance(node, Directive):

@@ -29,6 +29,8 @@ class UnbalancedQuote(Rule):
     fix = "close the quote"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        if ctx.source and b'"' not in ctx.source and b"'" not in ctx.source:
+            return  # no quote anywhere in the file
         for node, _ in ctx.raw_walk():
             if not isinstance(node, Directive | Section):
                 continue
