@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+
+import pcre2
 
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.regex import Untranslatable, after, url_path
@@ -22,8 +24,16 @@ NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-t
                             "location", "vary"})
 
 
-def expires_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
-    """mod_expires in force as ``expires`` with a map on the status and the type."""
+#: The statuses of the exact rows of the maps keyed on ``$status:$sent_http_content_type``.
+EXACT_STATUSES = ("200", "304")
+
+
+def expires_lines(settings: Settings, maps: HttpMaps, note: Note,
+                  sent_types: Sequence[str] = ()) -> list[str]:
+    """mod_expires in force as ``expires`` with a map on the status and the type.  The
+    map's regex rows decide; *sent_types* (the types the location sends for the site's
+    files) get exact rows with what those rows give them, which nginx finds in a hash
+    before trying any regex (caseless, as the rows are)."""
     exp = settings.expires
     if exp is None:
         return []
@@ -47,10 +57,36 @@ def expires_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         rows.append((key, str(seconds)))
     if not rows:
         return []
-    name = maps.map('"$status:$sent_http_content_type"', rows, "off")
+    name = maps.map('"$status:$sent_http_content_type"',
+                    [*exact_rows(rows, sent_types, "off"), *rows], "off")
     return ["# ExpiresActive On: ExpiresByType/ExpiresDefault on every answer that is not "
             "an error", "# (mod_expires leaves out 4xx and 5xx; redirects get it too)",
             f"expires {name};"]
+
+
+def exact_rows(rows: list[tuple[str, str]], sent_types: Sequence[str], default: str
+               ) -> list[tuple[str, str]]:
+    """Exact rows for the keys ``STATUS:TYPE`` (:data:`EXACT_STATUSES`, *sent_types*) of a
+    map on ``$status:$sent_http_content_type`` whose regex *rows* ("~…" caseless, "~"
+    with no letter to compare) are what decides: each with the value of the first row that
+    matches it, as nginx would find it.  nginx compares exact keys without regard to case
+    and tries them first, so a row's value must not depend on case: only caseless rows and
+    rows without letters are taken (else there are none)."""
+    compiled = []
+    for key, value in rows:
+        caseless = key.startswith("~*")
+        pattern = key[2:] if caseless else key[1:]
+        if not key.startswith("~") or (not caseless and any(c.isalpha() for c in
+                                                            pattern.replace("\\d", ""))):
+            return []
+        compiled.append((pcre2.compile(pattern, pcre2.IGNORECASE if caseless else 0), value))
+    out: dict[str, tuple[str, str]] = {}
+    for status in EXACT_STATUSES:
+        for mime in sent_types:
+            key = f"{status}:{mime}"
+            value = next((v for regex, v in compiled if regex.search(key)), default)
+            out.setdefault(key.lower(), (key, value))
+    return sorted(out.values())
 
 
 def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:

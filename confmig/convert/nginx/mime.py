@@ -12,6 +12,10 @@ from confmig.model.plan import Settings, SitePlan, Source
 
 NGINX_MIME_TYPES = "/etc/nginx/mime.types"
 MAX_TREE_FILES = 5000
+#: The types nginx's ``charset`` adds its charset to here: its own ``charset_types`` and the
+#: ``text/plain`` the server adds (:meth:`Renderer._server_lines`).
+CHARSET_TYPES = frozenset({"text/html", "text/xml", "text/plain", "text/vnd.wap.wml",
+                           "application/javascript", "application/rss+xml"})
 
 
 def read_nginx_types(path: str) -> dict[str, str]:
@@ -89,6 +93,22 @@ class TypeTable:
                 if nginx_types.get(ext) != wanted:
                     out[ext] = wanted
         return out
+
+    def sent_types(self, settings: Settings) -> list[str]:
+        """The Content-Types a location with *settings* sends for the site's files (their
+        last extensions), also with the charset nginx's ``charset`` may add, and none: the
+        common keys of the maps on ``$sent_http_content_type`` (for their exact rows)."""
+        if settings.force_type:
+            types = {settings.force_type}
+        else:
+            own = {ext.lower().lstrip("."): mime for ext, mime in
+                   [*settings.types, *self.charset_entries(settings)]}
+            types = {own.get(ext) or self.server_type(ext) or "" for ext in self.tree_exts}
+        types.add("")
+        if settings.default_charset:
+            types |= {f"{mime}; charset={settings.default_charset}" for mime in types
+                      if mime in CHARSET_TYPES}
+        return sorted(types)
 
     def apache_type(self, settings: Settings, ext: str) -> str | None:
         return dict(settings.types).get(ext, self.plan.types_config.get(ext))

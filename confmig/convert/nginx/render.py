@@ -611,7 +611,8 @@ class Renderer:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
         lines += self._gzip_lines(scope, settings)
-        lines += expires_lines(settings, self.http, self._scope_note(scope))
+        lines += expires_lines(settings, self.http, self._scope_note(scope),
+                               self.types.sent_types(settings))
         lines += header_lines(settings, self.http, self._scope_note(scope))
         return lines
 
