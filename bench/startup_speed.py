@@ -20,8 +20,10 @@ product, so this measures processes, not functions:
   the target is under 1 s;
 * the floors under those figures, measured the same way: Python's own start (``-c pass``,
   ``-S``, ``-I``), the standard library modules confmig's code is written with (dataclasses,
-  enum, typing, re, pathlib, json…), and rich on top of them — what no change inside confmig
-  can take off a lint run, against the 3x-Gixy-Next budget.
+  enum, typing, re, pathlib, json…), rich on top of them (which lint off a terminal no
+  longer imports), and every module the lint of one file imports, imported and nothing run
+  — what no change inside confmig's functions can take off a lint run, against the
+  3x-Gixy-Next budget.
 
 The commands run with byte-compiled modules, as an installed package has them: a private
 ``PYTHONPYCACHEPREFIX`` under the temp dir, filled by a warm-up run (``PYTHONDONTWRITEBYTECODE``
@@ -96,6 +98,8 @@ FLOORS = {
     "  … and rich.console, rich.table": ["-c", STDLIB + "; import rich.console, rich.table, "
                                                       "rich.markup"],
 }
+STDLIB_FLOOR = "python -c 'import <stdlib confmig uses>'"
+IMPORTS_FLOOR = "python: lint's modules imported, nothing run"
 
 
 @dataclass
@@ -129,24 +133,40 @@ def timed_runs(name: str, argv: list[str], runs: int, env: dict[str, str], cwd: 
     return timing
 
 
-def import_profile(argv: list[str], env: dict[str, str], cwd: Path, top: int) -> str:
-    """One run under ``-X importtime``: the total of every module's own time, and the *top*
-    largest imports made at the top level (by the program or inside a function)."""
+def import_profile(argv: list[str], env: dict[str, str], cwd: Path, top: int
+                   ) -> tuple[str, list[str]]:
+    """One run under ``-X importtime``: the total of every module's own time and the *top*
+    largest imports made at the top level (by the program or inside a function), as a line,
+    and the modules the run imported, in the order their imports finished."""
     done = subprocess.run([sys.executable, "-X", "importtime", *argv], env=env, cwd=cwd,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                           timeout=120)
     total = 0
     roots: list[tuple[int, str]] = []
+    modules: list[str] = []
     for line in done.stderr.splitlines():
         match = IMPORT_LINE.match(line)
         if match is None:
             continue
         total += int(match[1])
+        modules.append(match[4])
         if len(match[3]) == 1:  # nesting depth 0: one space before the name
             roots.append((int(match[2]), match[4]))
     roots.sort(reverse=True)
     largest = ", ".join(f"{name} {us / 1000:.0f}" for us, name in roots[:top])
-    return f"    imports {total / 1000:.0f} ms; largest (ms, cumulative): {largest}"
+    confmig = sum(1 for m in modules if m == "confmig" or m.startswith("confmig."))
+    return (f"    imports {total / 1000:.0f} ms, {len(modules)} modules ({confmig} of "
+            f"confmig's; rich {'in' if 'rich' in modules else 'not'} among them); largest "
+            f"(ms, cumulative): {largest}", modules)
+
+
+def import_only(modules: list[str]) -> list[str]:
+    """``python -c`` code importing *modules* and running nothing else (the few names
+    ``-X importtime`` lists that are no importable module, e.g. Cython's, are passed
+    over)."""
+    return ["-c", f"import importlib\nfor name in {modules!r}:\n    try:\n"
+                  "        importlib.import_module(name)\n"
+                  "    except ImportError:\n        pass\n"]
 
 
 def write_tree(base: Path) -> dict[str, Path]:
@@ -237,11 +257,27 @@ def main() -> int:
             floors[name] = timed_runs(name, [sys.executable, *argv], args.runs, env, base)
             print(floors[name].line())
         timings: dict[str, Timing] = {}
+        lint_modules: list[str] = []
         for name, argv in commands.items():
             timings[name] = timed_runs(f"confmig {name}", [*confmig, *argv], args.runs, env,
                                        base)
             print(timings[name].line())
-            print(import_profile(["-m", "confmig", *argv], env, base, args.top))
+            profile, modules = import_profile(["-m", "confmig", *argv], env, base, args.top)
+            print(profile)
+            if name == "lint --no-cache --no-config FILE":
+                lint_modules = modules
+        # The floor of this code base: the same modules imported, none of lint's work done.
+        floors[IMPORTS_FLOOR] = timed_runs(IMPORTS_FLOOR,
+                                           [sys.executable, *import_only(lint_modules)],
+                                           args.runs, env, base)
+        print(floors[IMPORTS_FLOOR].line())
+        steps = [statistics.median(t.cpus) * 1000 for t in (
+            floors["python -c pass"], floors[STDLIB_FLOOR], floors[IMPORTS_FLOOR],
+            timings["lint --no-cache --no-config FILE"])]
+        print(f"lint of one file, {steps[3]:.0f} ms of CPU (medians) = Python {steps[0]:.0f} + "
+              f"the standard library confmig uses {steps[1] - steps[0]:.0f} + the rest of "
+              f"lint's imports {steps[2] - steps[1]:.0f} + the lint itself "
+              f"{steps[3] - steps[2]:.0f}")
         gixy = find_gixy(args.gixy)
         lint = statistics.median(timings["lint --no-cache --no-config FILE"].walls)
         if gixy is None:
@@ -261,10 +297,13 @@ def main() -> int:
                   f"the wall time ({cpu:.1f}x the CPU time); target >= {GIXY_FACTOR:.0f}x: "
                   f"{verdict} it")
             budget = statistics.median(theirs.walls) / GIXY_FACTOR
-            floor = statistics.median(floors["  … and rich.console, rich.table"].walls)
-            print(f"3x budget {budget * 1000:.0f} ms of wall time; Python with the standard "
-                  f"library confmig uses and rich takes {floor * 1000:.0f} ms of it before "
-                  f"any confmig module is imported")
+            cpu_budget = statistics.median(theirs.cpus) / GIXY_FACTOR
+            floor = statistics.median(floors[STDLIB_FLOOR].cpus)
+            imports = statistics.median(floors[IMPORTS_FLOOR].cpus)
+            print(f"3x budget {budget * 1000:.0f} ms of wall time, {cpu_budget * 1000:.0f} ms "
+                  f"of CPU; Python with the standard library confmig uses takes "
+                  f"{floor * 1000:.0f} ms of CPU before any confmig module is imported, and "
+                  f"{imports * 1000:.0f} ms with every module lint imports")
         if not args.no_pre_commit:
             hook = pre_commit_run(base, args.runs, env)
             if isinstance(hook, str):

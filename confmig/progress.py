@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SHOW_AFTER = 200  # directories: small trees finish before a bar would help
 
 
 @contextmanager
-def directory_progress(console: Console) -> Iterator[Callable[[int], None] | None]:
-    """Yield a callback counting directories walked, or None when not on a terminal."""
-    if not console.is_terminal:
+def directory_progress(console: Console | None) -> Iterator[Callable[[int], None] | None]:
+    """Yield a callback counting directories walked, or None when not on a terminal (or
+    without a rich console: confmig lint prints off a terminal without rich)."""
+    if console is None or not console.is_terminal:
         yield None
         return
     # (imported here: a hook or an editor, never on a terminal, does not pay for it)

@@ -22,9 +22,12 @@ NEVER = ("confmig.convert.httpd", "confmig.convert.nginx", "confmig.convert.flas
          "concurrent.futures", "rich.progress")
 
 
-def imported(tmp_path: Path, *args: str) -> set[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+def imported(tmp_path: Path, *args: str, **environ: str) -> set[str]:
+    """The modules ``confmig ARGS`` imports, printing to pipes (no terminal) unless
+    *environ* says otherwise (FORCE_COLOR…)."""
+    env = {**{k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")},
+           "PYTHONPATH": os.pathsep.join(
+               [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), **environ}
     run = subprocess.run([sys.executable, "-X", "importtime", "-m", "confmig", *args],
                          cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True, timeout=120)
@@ -56,13 +59,22 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
     # command line is parsed without typer (confmig.lint.command); the Apache
     # facts are read without importlib.resources (and its zipfile), settings without tomllib
     # when there is no settings file, difflib is for a misspelt directive, traceback for a
-    # rule that raised, pkgutil for listing every module of the rules package
+    # rule that raised, pkgutil for listing every module of the rules package; off a
+    # terminal the report is written without rich (confmig.console.PlainConsole), and the
+    # cache's temp file (tempfile, and shutil with its compressors) is for writing a cache
     assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
                           "confmig.cli", "importlib.resources", "zipfile",
-                          "tomllib", "difflib", "traceback", "pkgutil")) == []
+                          "tomllib", "difflib", "traceback", "pkgutil", "rich",
+                          "tempfile", "shutil", "bz2", "lzma")) == []
     # SEC002 asks the request model which sensitive files Apache would send with the file's
     # directory as the DocumentRoot (one decision, issue 11): the model is loaded for it
     assert "confmig.model.evaluate" in names and "confmig.model.listed_files" in names
+
+
+def test_lint_on_a_terminal_prints_with_rich(tmp_path: Path, htaccess: Path) -> None:
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess),
+                     FORCE_COLOR="1")
+    assert "rich.console" in names and "typer" not in names
 
 
 def test_lint_of_one_file_without_sec002_loads_no_request_model(tmp_path: Path,

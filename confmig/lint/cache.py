@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +112,8 @@ class LintCache:
             ignore = self.directory / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Automatically created by confmig.\n*\n")
+            import tempfile  # (only a cache that is written needs it)
+
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:

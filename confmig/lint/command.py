@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from confmig.console import PlainConsole
+
 FORMATS = ("text", "json", "sarif", "github")
 
 # option → LintArgs field: options taking a value (repeatable ones collect a list) …
@@ -50,9 +52,10 @@ class LintArgs:
     follow_symlinks: bool = False
 
 
-def run_lint(args: LintArgs, out: Console, err: Console) -> int:
+def run_lint(args: LintArgs, out: Console | PlainConsole, err: Console | PlainConsole) -> int:
     """Lint, print the report, return the exit status (0 clean, 1 findings, 2 bad input).
     Raises :class:`confmig.lint.reporters.LintUsageError` for bad usage."""
+    from confmig.console import PlainConsole, write_lines
     from confmig.lint.reporters import LintUsageError, lint_report
     from confmig.load.server_config import ConfigChoiceError, server_config
     from confmig.progress import directory_progress
@@ -61,10 +64,10 @@ def run_lint(args: LintArgs, out: Console, err: Console) -> int:
     if all(p.exists() for p in args.paths):
         try:
             config = server_config(config, args.paths, args.no_config,
-                                   lambda note: err.print(note, markup=False, highlight=False))
+                                   lambda note: write_lines(err, [[(note, "")]]))
         except ConfigChoiceError as exc:
             raise LintUsageError(str(exc)) from exc
-    with directory_progress(err) as on_directory:
+    with directory_progress(None if isinstance(err, PlainConsole) else err) as on_directory:
         report = lint_report(args.paths, config, args.define, args.fmt, args.select,
                              args.ignore, args.extend_select, args.no_cache, on_directory,
                              args.follow_symlinks)
@@ -130,19 +133,19 @@ def fast_main(argv: Sequence[str]) -> int | None:
     args = parse_lint_argv(argv[1:])
     if args is None:
         return None
-    from confmig.console import consoles, print_bytes_as_read, print_error
+    from confmig.console import lint_consoles, print_bytes_as_read, print_error, write_lines
     from confmig.lint.reporters import LintUsageError
     from confmig.syntax.ast import ReadLimitError
 
     print_bytes_as_read()
-    out, err = consoles()
+    out, err = lint_consoles()  # (off a terminal: the same text, without importing rich)
     try:
         return run_lint(args, out, err)
     except LintUsageError as exc:
         print_error(err, str(exc))
         return 2
     except ReadLimitError as exc:  # input beyond confmig's own limits: file:line, exit 2
-        err.print(f"error: {exc}", markup=False, highlight=False)
+        write_lines(err, [[(f"error: {exc}", "")]])
         return 2
     except KeyboardInterrupt:  # (as typer ends a command on ^C: status 130, nothing said)
         return 130

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -510,6 +509,8 @@ def lint_text(
     rules = enabled_rules(settings)
     env = make_environment(None, set(), modules=modules)
     overrides = make_overrides(allow_override, allow_override_list, source="<test>")
+    import tempfile  # (tests' helper: the command line does not load it, issue 17)
+
     with tempfile.TemporaryDirectory(prefix="confmig-lint-") as tmp:
         for name, content in (files or {}).items():
             (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)

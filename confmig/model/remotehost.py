@@ -16,7 +16,6 @@ Lookups are made once per address and name for a site.  With lookups off (``expl
 from __future__ import annotations
 
 import ipaddress
-import socket
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -54,6 +53,8 @@ def in_domain(domain: str, host: str) -> bool:
 
 
 def _double_reverse(addr: str) -> str | None:
+    import socket  # (only a Require host asks the resolver: startup, issue 17)
+
     try:
         name, _ = socket.getnameinfo((addr, 0), socket.NI_NAMEREQD)
     except (OSError, ValueError, UnicodeError):
@@ -63,6 +64,8 @@ def _double_reverse(addr: str) -> str | None:
 
 
 def _addresses(name: str) -> frozenset[str]:
+    import socket
+
     try:
         infos = socket.getaddrinfo(name, None)
     except (OSError, ValueError, UnicodeError):

@@ -49,8 +49,16 @@ def test_startup_speed_prints_wall_times_imports_and_the_targets() -> None:
         at = next(i for i, line in enumerate(lines) if line.startswith(f"confmig {name}"))
         wall = int(re.search(r"wall median +(\d+) ms", lines[at])[1])
         assert wall > 0 and "1 runs" in lines[at]
-        imports = re.search(r"imports (\d+) ms; largest \(ms, cumulative\): (.+)", lines[at + 1])
-        assert int(imports[1]) > 0 and imports[2].count(",") == 2  # --top 3
+        imports = re.search(r"imports (\d+) ms, (\d+) modules \((\d+) of confmig's; rich "
+                            r"(in|not) among them\); largest \(ms, cumulative\): (.+)",
+                            lines[at + 1])
+        assert int(imports[1]) > 0 and int(imports[2]) > int(imports[3]) > 0
+        assert imports[5].count(",") == 2  # --top 3
+    # the floors under a lint: Python, the standard library, lint's modules imported alone
+    split = next(line for line in lines if line.startswith("lint of one file, "))
+    assert re.fullmatch(r"lint of one file, \d+ ms of CPU \(medians\) = Python \d+ \+ the "
+                        r"standard library confmig uses -?\d+ \+ the rest of lint's imports "
+                        r"-?\d+ \+ the lint itself -?\d+", split), split
     # the commands really ran: lint finished (0 clean, 1 findings; never 2), --help exits 0
     assert any(line.startswith("confmig lint FILE") and re.search(r"exit [01]$", line)
                for line in lines)

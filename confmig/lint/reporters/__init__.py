@@ -7,10 +7,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from confmig.lint.engine import LintResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from confmig.console import PlainConsole
 
 
 class Format(StrEnum):
@@ -53,7 +57,8 @@ class LintReport:
     def exit_code(self) -> int:
         return self.result.exit_code
 
-    def print(self, console: Console, errors: Console | None = None) -> None:
+    def print(self, console: Console | PlainConsole,
+              errors: Console | PlainConsole | None = None) -> None:
         """The report on *console*; input errors ("no such file"…) on *errors* (stderr),
         one line each — in the text format there only, the others also carry them."""
         if errors is not None:

@@ -1,5 +1,8 @@
 """Rich text: a code frame per finding (``file:line:col``, the line, a caret, the code,
-severity, message and fix hint), then a summary of counts per code and severity."""
+severity, message and fix hint), then a summary of counts per code and severity.
+
+Lines are ``(text, style)`` parts (:mod:`confmig.console`), not markup: what the file and
+the messages hold is printed as it is, with rich or, off a terminal, without it."""
 
 from __future__ import annotations
 
@@ -8,14 +11,15 @@ import os
 import stat
 from collections import Counter
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-
+from confmig.console import Line, PlainConsole, print_error, write_lines, write_table
 from confmig.lint.engine import LintResult
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.reporters.summary import rule_names
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 _STYLE = {Severity.error: "bold red", Severity.warning: "yellow", Severity.info: "cyan"}
 FINDINGS_PER_PRINT = 200
@@ -35,7 +39,7 @@ def _file_lines(path: str) -> tuple[str, ...]:
     return tuple(line.rstrip("\r") for line in text.split("\n"))
 
 
-def _frame(finding: Finding) -> list[str]:
+def _frame(finding: Finding) -> list[Line]:
     if finding.line <= 0:
         return []  # about the file as a whole
     lines = _file_lines(finding.file)
@@ -49,77 +53,85 @@ def _frame(finding: Finding) -> list[str]:
     width = max((finding.end_column or finding.column + 1) - finding.column, 1)
     style = _STYLE[finding.severity]
     return [
-        f" [blue]{pad} |[/]",
-        f" [blue]{number} |[/] {escape(text)}",
-        f" [blue]{pad} |[/] {lead}[{style}]{'^' * width}[/]",
+        [(" ", ""), (f"{pad} |", "blue")],
+        [(" ", ""), (f"{number} |", "blue"), (f" {text}", "")],
+        [(" ", ""), (f"{pad} |", "blue"), (f" {lead}", ""), ("^" * width, style)],
     ]
 
 
-def _finding_lines(finding: Finding) -> list[str]:
-    """One finding as markup lines: location and message, code frame, hint, a blank line."""
+def _finding_lines(finding: Finding) -> list[Line]:
+    """One finding as lines: location and message, code frame, hint, a blank line."""
     style = _STYLE[finding.severity]
-    lines = [f"[bold]{escape(finding.location)}[/]: [{style}]{finding.code}[/] "
-             f"[{style}]{finding.severity.value}[/]: {escape(finding.message)}",
-             *_frame(finding)]
+    lines: list[Line] = [
+        [(finding.location, "bold"), (": ", ""), (finding.code, style), (" ", ""),
+         (finding.severity.value, style), (f": {finding.message}", "")],
+        *_frame(finding)]
     if finding.hint:
-        lines.append(f" [blue]{' ' * len(str(finding.line))} =[/] [green]hint:[/] "
-                     f"{escape(finding.hint)}")
-    lines.append("")
+        lines.append([(" ", ""), (f"{' ' * len(str(finding.line))} =", "blue"), (" ", ""),
+                      ("hint:", "green"), (f" {finding.hint}", "")])
+    lines.append([])
     return lines
 
 
-def print_errors(result: LintResult, console: Console) -> None:
+def print_errors(result: LintResult, console: Console | PlainConsole) -> None:
     for error in result.errors:
-        console.print(f"[bold red]error:[/] {escape(error)}")
+        print_error(console, error)
 
 
-def print_result(result: LintResult, console: Console, with_errors: bool = True) -> None:
+def print_result(result: LintResult, console: Console | PlainConsole,
+                 with_errors: bool = True) -> None:
     for note in result.notes:
-        console.print(f"[dim]note: {escape(note)}[/]")
+        write_lines(console, [[(f"note: {note}", "dim")]])
     if result.notes:
-        console.print()
+        write_lines(console, [[]])
     # One print per batch of findings: rich's per-call overhead (not the text) is what a
     # file with tens of thousands of findings would otherwise spend its time on.
-    batch: list[str] = []
+    batch: list[Line] = []
     for number, finding in enumerate(result.findings, start=1):
         batch.extend(_finding_lines(finding))
         if number % FINDINGS_PER_PRINT == 0:
-            console.print("\n".join(batch))
+            write_lines(console, batch)
             batch = []
     if batch:
-        console.print("\n".join(batch))
+        write_lines(console, batch)
     if with_errors:
         print_errors(result, console)
     print_summary(result, console)
 
 
-def print_summary(result: LintResult, console: Console) -> None:
+def print_summary(result: LintResult, console: Console | PlainConsole) -> None:
     files = len(result.files)
     noun = "file" if files == 1 else "files"
     if not result.findings:
         cached = f" ({result.cached} cached)" if result.cached else ""
-        status = "[bold green]No issues found[/]" if not result.errors else "[bold red]Failed[/]"
-        console.print(f"{status} in {files} {noun}{cached}.")
+        status = ("No issues found", "bold green") if not result.errors \
+            else ("Failed", "bold red")
+        write_lines(console, [[status, (f" in {files} {noun}{cached}.", "")]])
         return
     severities = Counter(f.severity for f in result.findings)
-    parts = [f"[{_STYLE[s]}]{severities[s]} {s.value}{'s' if severities[s] != 1 else ''}[/]"
-             for s in Severity if severities[s]]
-    console.print(f"Found {len(result.findings)} finding"
-                  f"{'s' if len(result.findings) != 1 else ''} ({', '.join(parts)}) "
-                  f"in {files} {noun}.")
+    counted = [(f"{severities[s]} {s.value}{'s' if severities[s] != 1 else ''}", _STYLE[s])
+               for s in Severity if severities[s]]
+    summary: list[tuple[str, str]] = [
+        (f"Found {len(result.findings)} finding{'s' if len(result.findings) != 1 else ''} (",
+         "")]
+    for number, part in enumerate(counted):
+        summary.extend([(", ", "")] if number else [])
+        summary.append(part)
+    summary.append((f") in {files} {noun}.", ""))
+    write_lines(console, [summary])
     names = rule_names()
-    table = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
     counts = Counter(f.code for f in result.findings)
     severity_of = {f.code: f.severity for f in result.findings}
-    for code, count in sorted(counts.items()):
-        style = _STYLE[severity_of[code]]
-        table.add_row(f"{count:>5}", f"[{style}]{code}[/]", names.get(code, "internal-error"))
-    console.print(table)
+    write_table(console, [[(f"{count:>5}", ""), (code, _STYLE[severity_of[code]]),
+                           (names.get(code, "internal-error"), "")]
+                          for code, count in sorted(counts.items())])
 
 
 def render_text_plain(result: LintResult, width: int = 100) -> str:
+    from rich.console import Console
+
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, no_color=True, highlight=False,
-                      soft_wrap=True, color_system=None)
+                      soft_wrap=True, color_system=None, emoji=False)
     print_result(result, console)
     return buffer.getvalue()
