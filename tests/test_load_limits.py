@@ -94,9 +94,9 @@ def test_reader_lines(data: bytes, words: list[str]) -> None:
 def test_include_of_dev_zero_is_refused_at_once(tmp_path: Path) -> None:
     conf = tmp_path / "httpd.conf"
     conf.write_text("ServerName x\nIncludeOptional /dev/zero\n")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: what a read of /dev/zero would burn, not the load
     loaded = load_config(conf)
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert [str(e) for e in loaded.errors] == [
         f"{conf}:2:1: Could not open configuration file /dev/zero: Access to file /dev/zero "
         f"denied by server: not a regular file"]

@@ -24,7 +24,13 @@ def _outcomes(sites: list[SiteSpec], main_extra: str = "", extra_modules: tuple[
     harness = Harness(sites, main_extra=main_extra, extra_modules=extra_modules)
     harness.start()
     try:
-        results = harness.run()
+        try:
+            results = harness.run()
+        finally:
+            # Every answer is in: the server does not live on through the rest of the session
+            # (its files stay until the end, for the model's answers that name them).
+            if harness.server is not None:
+                harness.server.stop()
         index: dict[tuple[str, int], Outcome] = {}
         counters: dict[str, int] = {}
         for outcome in results:

@@ -95,9 +95,9 @@ def test_endless_next_loop_is_bounded_in_time_and_output(tmp_path: Path) -> None
     2 × LimitRequestLine; explain says so, in bounded time and output."""
     root = _site(tmp_path, {".htaccess": "RewriteEngine On\n"
                                          "RewriteRule ^(.*)$ $1x [N=1000000000]\n"})
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: the loop is work; a busy machine is not
     result = runner.invoke(app, ["explain", "/a", "--root", str(root)])
-    elapsed = time.monotonic() - start
+    elapsed = time.process_time() - start
     assert result.exit_code == 0, result.output
     assert "500" in result.output.splitlines()[0]
     assert "2 × LimitRequestLine" in result.output
@@ -235,12 +235,12 @@ def test_a_huge_internal_redirect_limit_does_not_hang(tmp_path: Path) -> None:
                     f'DocumentRoot "{root / "www"}"\nLimitInternalRecursion 100000\n'
                     f'<Directory "{root / "www"}">\n    AllowOverride All\n'
                     "    Require all granted\n</Directory>\n")
-    start = time.monotonic()
+    start = time.process_time()  # CPU time: the redirects are work; a busy machine is not
     code, data = _explain_config(conf, "/x")
     assert code == 0
     assert data["status"] == 500
     assert any("internal redirects" in u for u in data["unsupported"])
-    assert time.monotonic() - start < 60
+    assert time.process_time() - start < 60
 
 
 def _explain_config(conf: Path, url: str) -> tuple[int, dict]:

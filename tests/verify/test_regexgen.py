@@ -44,9 +44,9 @@ def test_generation_is_deterministic() -> None:
     "a" * 5000,
 ])
 def test_any_pattern_is_bounded(pattern: str) -> None:
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: the blow-up is work, and the load is not
     matches, _misses = samples(pattern, False, 6)
-    assert time.monotonic() - started < 5
+    assert time.process_time() - started < 5
     assert all(len(m) <= MAX_LENGTH for m in matches)
 
 

@@ -4,16 +4,14 @@ Apache when strace is available) and the equivalences the rules suggest, on real
 from __future__ import annotations
 
 import os
-import re
 import shutil
-import signal
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from confmig.bench.syscalls import trace_requests
+from confmig.bench.targets.base import process_group
 from confmig.lint.context import ServerLayout
 from confmig.lint.engine import lint_paths
 from confmig.lint.finding import Finding
@@ -71,83 +69,25 @@ def test_perf001_overrides_above_the_docroot() -> None:
     assert not finds("PERF001", fixed, kind="server")
 
 
-def _server_pids(server: ApacheServer) -> list[str]:
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(stat[2]) == server.pid:  # the server's process group
-                pids.append(entry)
-    return pids
-
-
-def _strace_opens(server: ApacheServer, path: str, out: Path, root: Path) -> list[str]:
-    """The .htaccess open attempts of one request (every server process traced; the
-    request is repeated, up to three times, until a traced process served it).
-
-    strace writes as it goes, so the output is read only once strace has exited, and one
-    request's opens are the last run, in one process's output, that starts at the docroot's
-    .htaccess — never a slice of the file taken while a request was still being written.
-    """
-    pids = _server_pids(server)
-    # -ff: one output file per process, so no call is split into "unfinished" and
-    # "resumed" halves by another process's calls.
-    args = ["strace", "-f", "-ff", "-e", "trace=open,openat", "-o", str(out)]
-    for pid in pids:
-        args += ["-p", pid]
-    tracer = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
-    try:
-        assert tracer.stderr is not None
-        deadline = time.monotonic() + 10
-        attached = 0
-        while attached < len(pids) and time.monotonic() < deadline:
-            line = tracer.stderr.readline()
-            if not line:
-                return []  # strace gave up (ptrace not permitted)
-            attached += "attached" in line
-        for _ in range(3):
-            assert http_get(server.base_url, path).status == 200
-            time.sleep(0.5)
-            if any(".htaccess" in part.read_text() for part in out.parent.glob(f"{out.name}.*")):
-                break
-    finally:
-        tracer.send_signal(signal.SIGINT)
-        tracer.wait(timeout=10)
-    first = f'"{os.path.realpath(root)}/.htaccess"'
-    for part in sorted(out.parent.glob(f"{out.name}.*")):
-        run: list[str] = []
-        for line in part.read_text().splitlines():
-            if first in line:
-                run = []
-            if ".htaccess" in line:
-                run.append(line)
-        if run:
-            return run
-    return []
-
-
 @pytest.mark.apache
-def test_perf001_count_matches_strace_on_real_apache(apache_binary: ApacheBinary,
-                                                     tmp_path: Path) -> None:
+def test_perf001_count_matches_strace_on_real_apache(apache_binary: ApacheBinary) -> None:
+    """The request's .htaccess open attempts, counted by bench's strace counter (one place
+    reads strace's output): it traces the server's processes once their list is stable, on
+    one keep-alive connection, and retries a trace a process it did not attach answered."""
     if shutil.which("strace") is None:
         pytest.skip("strace is not installed")
     root = make_docroot(prefix="confmig-perf-")
     try:
         write(root, {f"{DEEP}/f.txt": "F\n", "d1/.htaccess": "Options -Indexes\n"})
         with ApacheServer(root, allow_override="All", mpm="prefork") as server:
-            http_get(server.base_url, "/")
-            opens = _strace_opens(server, f"/{DEEP}/f.txt", tmp_path / "strace.out", root)
-        if not opens:
-            pytest.skip("strace could not attach to the server (ptrace not permitted)")
-        errors = [re.search(r"= -1 (\w+)", line) for line in opens]
-        assert len(opens) == 12
-        assert sum(1 for e in errors if e and e.group(1) == "ENOENT") == 10
-        assert sum(1 for e in errors if e and e.group(1) == "ENOTDIR") == 1
+            traced = trace_requests(lambda: process_group(server.pid), server.base_url,
+                                    [f"/{DEEP}/f.txt"], requests=3)
+        if not traced.available and "ptrace not permitted" in (traced.reason or ""):
+            pytest.skip(traced.reason)
+        assert traced.available, traced.reason
+        assert traced.htaccess_by_outcome == {"ENOENT": 10, "ENOTDIR": 1, "hit": 1}
         predicted = lookups(os.path.realpath(root / DEEP), None, os.path.realpath(root))
-        assert predicted is not None and predicted.opens == len(opens)
+        assert predicted is not None and predicted.opens == traced.htaccess_opens == 12
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
