@@ -354,9 +354,12 @@ class FileContext:
 
     def info(self, node: Node) -> DirectiveInfo | None:
         """The registry's entry for a directive or section (``<Files>`` for a Files section)."""
-        if not isinstance(node, Directive | Section):
+        if isinstance(node, Directive):    # (asked for every directive by several rules)
+            key = node.name
+        elif isinstance(node, Section):
+            key = "<" + node.name
+        else:
             return None
-        key = f"<{node.name}" if isinstance(node, Section) else node.name
         try:
             return self._info_cache[key]
         except KeyError:

@@ -49,8 +49,10 @@ class RuleSet:
         # ones), made on first use and forgotten when a rule is added
         self._handed: dict[str, dict[str, tuple[Rule, ...]]] = {kind: {} for kind in KINDS}
         self.file_rules: list[Rule] = []
-        # file_rules with what a file must have for each to be called (see _wanted)
-        self._file_hooks: list[tuple[Rule, frozenset[str], tuple[str, ...]]] = []
+        # What whole-file hooks ask a file to have (Rule.file_directives: exact names,
+        # prefixes), each once, and the file_rules with the index of theirs (-1: nothing).
+        self._needs: list[tuple[frozenset[str], tuple[str, ...]]] = []
+        self._file_hooks: list[tuple[Rule, int]] = []
         self.tree_rules: list[Rule] = []
         self.summary_rules: list[Rule] = []
         for rule in rules:
@@ -84,14 +86,22 @@ class RuleSet:
                 self._handed[kind].clear()
         if _overrides(cls, "check_file"):
             self.file_rules.append(rule)
-            needs = rule.file_directives
-            self._file_hooks.append((
-                rule, frozenset(n for n in needs if not n.endswith("*")),
-                tuple(n[:-1] for n in needs if n.endswith("*"))))
+            self._file_hooks.append((rule, self._need_of(rule.file_directives)))
         if _overrides(cls, "check_tree"):
             self.tree_rules.append(rule)
             if _overrides(cls, "summarize"):
                 self.summary_rules.append(rule)
+
+    def _need_of(self, names: frozenset[str]) -> int:
+        """The index of ``names`` (a rule's ``file_directives``) in ``_needs``; -1 for
+        none."""
+        if not names:
+            return -1
+        need = (frozenset(n for n in names if not n.endswith("*")),
+                tuple(sorted(n[:-1] for n in names if n.endswith("*"))))
+        if need not in self._needs:
+            self._needs.append(need)
+        return self._needs.index(need)
 
     def _import_pending(self, kind: str, name: str) -> None:
         """Import and add the pending rules that look at *name* in a file of *kind*."""
@@ -111,15 +121,11 @@ class RuleSet:
         table = self.tables.get(ctx.kind)
         if (table or self.pending.get(ctx.kind)) and ctx.read_by_apache:
             self._dispatch(ctx, out)
-        wanted: dict[tuple[frozenset[str], tuple[str, ...]], bool] = {}
-        for rule, names, prefixes in self._file_hooks:
-            if names or prefixes:
-                key = (names, prefixes)
-                found = wanted.get(key)
-                if found is None:
-                    found = wanted[key] = _wanted(ctx.directive_names, names, prefixes)
-                if not found:
-                    continue
+        names = ctx.directive_names if self._needs else frozenset()
+        has = [_wanted(names, exact, prefixes) for exact, prefixes in self._needs]
+        for rule, need in self._file_hooks:
+            if need >= 0 and not has[need]:
+                continue
             try:
                 out.extend(rule.check_file(ctx))
             except Exception as exc:  # a broken rule must not take the run down

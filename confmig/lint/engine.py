@@ -38,6 +38,7 @@ from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
 from confmig.lint.finding import Finding, forget_messages
 from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
+from confmig.lint.rules.docroot_walk import Collector, remember
 from confmig.lint.suppress import Suppression, apply_suppressions, parse_suppressions
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config, load_htaccess
 from confmig.load.accessfile import check_access_file
@@ -361,7 +362,10 @@ def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settin
                   cache_on: bool, jobs: int | None,
                   on_directory: Callable[[int], None] | None,
                   follow_symlinks: bool = False) -> list[Finding]:
-    scan = scan_docroot(root, access_names(env.server), on_directory, follow_symlinks)
+    # The tree rules read the docroot too: from this walk's listings (docroot_walk).
+    listing = Collector(str(root)) if rules.has_tree_rules else None
+    scan = scan_docroot(root, access_names(env.server), on_directory, follow_symlinks,
+                        on_listing=listing)
     problems = problem_findings(scan.problems, env, settings.enabled("CTX009"))
     for skipped, reason in scan.skipped:
         result.notes.append(f"skipped {skipped}: {reason}")
@@ -370,13 +374,14 @@ def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settin
                             f"in {scan.directories} directories")
     result.files += [check.path for check in scan.problems]
     return problems + _lint_access_files(root, scan.access_files, env, rules, settings,
-                                         result, suppressions, cache_on, jobs, scan)
+                                         result, suppressions, cache_on, jobs, scan, listing)
 
 
 def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: RuleSet,
                        settings: Settings, result: LintResult,
                        suppressions: dict[str, list[Suppression]], cache_on: bool,
-                       jobs: int | None, scan: object | None) -> list[Finding]:
+                       jobs: int | None, scan: object | None,
+                       listing: Collector | None = None) -> list[Finding]:
     docroot = linted if linted.is_dir() else None
     # The walk follows no symlink, so a directory's real path is the root's plus the rest.
     base = str(linted if docroot else linted.parent)
@@ -390,7 +395,8 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         directory = env.server_directory(real, docroot)
         plan = AccessPlan(path, directory, env.overrides_for(directory), real_parent=real)
         try:
-            plan.data = file.read_bytes()
+            with open(path, "rb") as handle:
+                plan.data = handle.read()
         except OSError as exc:
             result.errors.append(f"{path}: cannot read: {exc.strerror or exc}")
             continue
@@ -425,6 +431,8 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
             server=env.server, registry=env.registry, modules=env.state.modules,
             notes=result.notes, access=[_entry(env, plan) for plan in plans],
         )
+        if listing is not None:
+            remember(lint_ctx, listing)
         tree_findings = rules.check_tree(lint_ctx)
     out: list[Finding] = []
     for plan in plans:

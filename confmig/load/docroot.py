@@ -14,6 +14,7 @@ file — or that confmig will not read goes to ``problems``.  Nothing is passed 
 
 from __future__ import annotations
 
+import operator
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -32,6 +33,7 @@ from confmig.load.accessfile import (
 # (each a path Apache walks too); past this many directories it stops and says so.  Without
 # following them the tree itself bounds the walk.
 MAX_DIRECTORIES = 200_000
+_NAME = operator.attrgetter("name")
 
 
 @dataclass
@@ -51,9 +53,15 @@ def scan_docroot(
     access_names: Sequence[str] = (".htaccess",),
     on_directory: Callable[[int], None] | None = None,
     follow_symlinks: bool = False,
+    on_listing: Callable[[str, list[os.DirEntry[str]]], None] | None = None,
 ) -> DocrootScan:
     """Walk ``root``; for each directory the first existing access name is the
-    one Apache reads (``ap_parse_htaccess`` stops at the first it opens)."""
+    one Apache reads (``ap_parse_htaccess`` stops at the first it opens).
+
+    ``on_listing`` is given each directory listed (as the walk spells it: ``str(root)``
+    joined with the names below it) and its entries sorted by name, in walk order — a
+    directory, then its subdirectories by name — so a caller that needs the tree too
+    (the lint's tree rules) does not list it again."""
     root = Path(root)
     scan = DocrootScan(root=root, follow_symlinks=follow_symlinks)
     real_root = os.path.realpath(root)
@@ -75,10 +83,12 @@ def scan_docroot(
         if on_directory is not None:
             on_directory(scan.directories)
         try:
-            entries = sorted(os.scandir(directory), key=_name)
+            entries = sorted(os.scandir(directory), key=_NAME)
         except OSError as exc:
             scan.skipped.append((Path(directory), f"cannot read directory: {exc.strerror}"))
             continue
+        if on_listing is not None:
+            on_listing(directory, entries)
         names = {e.name: e for e in entries}
         found = _access_file(scan, directory, real, names, access_names, roots,
                              follow_symlinks)
@@ -103,10 +113,6 @@ def scan_docroot(
         pending.extend(reversed(subdirs))
     scan.access_files.sort(key=lambda p: (len(p.parts), str(p)))
     return scan
-
-
-def _name(entry: os.DirEntry[str]) -> str:
-    return entry.name
 
 
 def _access_file(scan: DocrootScan, directory: str, real: str,

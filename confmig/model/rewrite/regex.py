@@ -168,7 +168,7 @@ class Regex:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=1024)
 def _compiled(source: str, nocase: bool) -> pcre2.Pattern:
     """*source* compiled as Apache compiles it, once per pattern and case flag: a tree of
     access files repeats the same few patterns (a compiled pattern is only read, so the

@@ -14,6 +14,7 @@ from confmig.lint.engine import lint_paths
 from confmig.lint.rules import docroot_walk
 from confmig.lint.rules.sec.exposure import VCS_DIRS, SampleFile, sensitive
 from confmig.lint.testing import write_tree
+from confmig.load.docroot import scan_docroot
 
 
 def os_walk_reading(root: str, limit: int) -> tuple[list[SampleFile], str]:
@@ -90,8 +91,40 @@ def test_the_walk_stops_where_the_rules_stopped(site: Path,
         assert (walked.exposed, walked.deepest) == (exposed, deepest), limit
 
 
-def test_a_lint_walks_the_docroot_once_for_both_rules(site: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("follow", [False, True])
+def test_the_reading_from_the_lints_own_walk_is_the_same(site: Path, follow: bool) -> None:
+    collector = docroot_walk.Collector(str(site))
+    scan_docroot(site, follow_symlinks=follow, on_listing=collector)
+    assert collector.result() == docroot_walk.walk(str(site))
+
+
+def test_a_directory_the_lints_walk_does_not_list_is_read_on_its_own(site: Path) -> None:
+    # the lint's walk does not enter a directory named like the access file (Apache
+    # answers 403 for its parent), os.walk's reading does: read with a walk of its own
+    _access_named_directory(site)
+    collector = docroot_walk.Collector(str(site))
+    scan_docroot(site, on_listing=collector)
+    assert collector.result() is None
+    assert "/x/.htaccess/in/.env" in {s.shown for s in docroot_walk.walk(str(site)).exposed}
+
+
+def test_the_reading_from_the_lints_walk_is_right_or_not_taken_at_every_limit(
+        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _access_named_directory(site)
+    write_tree(site / "zz", {"a/b.bak": "x\n", "c/d.sql": "x\n"})
+    for limit in range(1, 40):
+        monkeypatch.setattr(docroot_walk, "MAX_ENTRIES", limit)
+        collector = docroot_walk.Collector(str(site))
+        scan_docroot(site, on_listing=collector)
+        assert collector.result() in (None, docroot_walk.walk(str(site))), limit
+
+
+def _access_named_directory(root: Path) -> None:
+    (root / "x" / ".htaccess" / "in").mkdir(parents=True)
+    (root / "x" / ".htaccess" / "in" / ".env").write_text("X\n")
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     calls: list[str] = []
     real_walk = docroot_walk.walk
 
@@ -100,7 +133,16 @@ def test_a_lint_walks_the_docroot_once_for_both_rules(site: Path,
         return real_walk(root)
 
     monkeypatch.setattr(docroot_walk, "walk", counting)
+    return calls
+
+
+def test_a_lint_lists_the_docroot_once_for_itself_and_both_rules(
+        site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _counted(monkeypatch)
     found = lint_paths([site], settings=Settings(cache=False))
-    assert calls == [str(site)]
-    codes = {f.code for f in found.findings}
-    assert {"SEC002", "PERF001"} <= codes
+    assert calls == []                    # the rules read the lint's own listings
+    assert {"SEC002", "PERF001"} <= {f.code for f in found.findings}
+    _access_named_directory(site)
+    again = lint_paths([site], settings=Settings(cache=False))
+    assert calls == [str(site)]           # one walk of their own, shared by both
+    assert {"SEC002", "PERF001"} <= {f.code for f in again.findings}

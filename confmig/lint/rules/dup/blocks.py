@@ -9,8 +9,8 @@ block copied into ``/blog/.htaccess`` and ``/shop/.htaccess`` with ``RewriteBase
 
 from __future__ import annotations
 
+from confmig.lint.rules.rw.refs import arg_line
 from confmig.lint.scopes import Scope
-from confmig.model.rewrite.parse import parse_arg_line
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
@@ -27,7 +27,7 @@ def block_lines(scope: Scope) -> tuple[str | None, tuple[Line, ...]] | None:
     for d in scope.directives:
         if d.lname not in BLOCK_DIRECTIVES:
             continue
-        parsed = parse_arg_line(d.args_text or " ".join(d.args))
+        parsed = arg_line(d.args_text or " ".join(d.args))
         if parsed is None:
             return None
         first, second, flags = parsed

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pcre2
 
+from confmig.model.rewrite.parse import parse_arg_line
 from confmig.model.rewrite.regex import to_bytes
 
 # lookup_variable() in mod_rewrite.c: the names it knows (compared upper-cased).  Anything
@@ -52,8 +53,10 @@ def _closing(text: str, i: int) -> int:
     return -1
 
 
-def scan(text: str) -> list[Ref]:
-    """The references in ``text``, in order (those inside ``${map:key}`` included)."""
+@functools.lru_cache(maxsize=1024)
+def scan(text: str) -> tuple[Ref, ...]:
+    """The references in ``text``, in order (those inside ``${map:key}`` included); scanned
+    once per text (a tree repeats the same lines)."""
     out: list[Ref] = []
     i, n = 0, len(text)
     while i < n:
@@ -80,7 +83,15 @@ def scan(text: str) -> list[Ref]:
             i += 2
             continue
         i += 1
-    return out
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def arg_line(text: str) -> tuple[str, str, str | None] | None:
+    """mod_rewrite's split of a RewriteCond/RewriteRule argument line
+    (:func:`confmig.model.rewrite.parse.parse_arg_line`), once per text: several rules ask,
+    and a tree repeats the same lines."""
+    return parse_arg_line(text)
 
 
 def is_known_variable(name: str) -> bool:
@@ -91,7 +102,7 @@ def is_known_variable(name: str) -> bool:
     return upper in KNOWN_VARIABLES
 
 
-@functools.lru_cache(maxsize=2048)
+@functools.lru_cache(maxsize=1024)
 def group_count(pattern: str, nocase: bool = False) -> int | None:
     """Capturing groups of a pattern as PCRE2 compiles it; None when it does not compile.
     No JIT: nothing is matched here, and the JIT compilation costs four times the rest.

@@ -8,7 +8,8 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.flags import flag_words
-from confmig.model.rewrite.parse import RewriteConfig, parse_arg_line
+from confmig.lint.rules.rw.refs import arg_line
+from confmig.model.rewrite.parse import RewriteConfig
 
 _D_FLAGS = frozenset({"d", "dpi", "discardpath"})
 # How cmd_parseflagfield / cmd_rewrite*_setflag word their errors.
@@ -50,7 +51,7 @@ class UnknownRewriteFlag(Rule):
         for scope in ctx.rewrite_scopes():
             errors = flag_errors(scope.rewrite)
             for d in scope.named("rewriterule", "rewritecond"):
-                parsed = parse_arg_line(d.args_text or " ".join(d.args))
+                parsed = arg_line(d.args_text or " ".join(d.args))
                 if parsed is None or parsed[2] is None:
                     continue
                 error = errors.get(id(d))

@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.refs import is_known_variable, scan
-from confmig.model.rewrite.parse import parse_arg_line
+from confmig.lint.rules.rw.refs import arg_line, is_known_variable, scan
 from confmig.syntax import Directive
 
 # Variables set by other modules or CGI, which mod_rewrite only sees through ENV:.
@@ -29,7 +28,7 @@ def suggestion(name: str) -> str:
 
 def expanded_texts(d: Directive) -> list[str]:
     """What mod_rewrite expands: a RewriteCond's test string, a RewriteRule's target."""
-    parsed = parse_arg_line(d.args_text or " ".join(d.args))
+    parsed = arg_line(d.args_text or " ".join(d.args))
     if parsed is None:
         return []
     first, second, _ = parsed
