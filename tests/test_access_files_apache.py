@@ -25,6 +25,7 @@ import pytest
 from confmig.convert.httpd.fragment import convert_docroot
 from confmig.model.explain import explain_request
 from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
+from tests.fifos import HANGS, status_or_hang
 
 AS_ROOT = os.geteuid() == 0
 OTHER_UID = 33 if AS_ROOT else None  # www-data: a link owned by someone else
@@ -79,14 +80,9 @@ def statuses(server: ApacheServer) -> dict[str, int]:
 
 
 def fifo_hangs(server: ApacheServer, fifo: Path) -> bool:
-    """The request for the FIFO's directory gets no answer until a writer opens the FIFO."""
-    try:
-        http_get(server.base_url, "/fifo/f.txt", timeout=2)
-    except TimeoutError:
-        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)  # Apache's open() is waiting
-        os.close(fd)
-        return True
-    return False
+    """The request for the FIFO's directory gets no answer until a writer opens the FIFO
+    (Apache is found waiting in its open(), whatever the time the answer would take)."""
+    return status_or_hang(server.base_url, "/fifo/f.txt", [fifo]) == HANGS
 
 
 @pytest.mark.parametrize("options", ["FollowSymLinks", "SymLinksIfOwnerMatch", "None"])
@@ -120,7 +116,7 @@ def test_a_directory_named_htaccess_is_never_opened_under_allowoverride_none(
     root, _ = tree
     with ApacheServer(root, allow_override="None", binary=apache_binary) as server:
         assert http_get(server.base_url, "/dirht/f.txt").status == 200
-        assert http_get(server.base_url, "/fifo/f.txt", timeout=5).status == 200
+        assert status_or_hang(server.base_url, "/fifo/f.txt", [root / "fifo" / ".htaccess"]) == 200
         model = explain_request("/dirht/f.txt", root=root, config=server.conf_path).status
     assert model == 200
 
@@ -137,7 +133,7 @@ def test_the_converted_config_denies_what_apache_denied_or_hung_on(
     with ApacheServer(root, allow_override="None", extra_config=result.text,
                       binary=apache_binary) as converted:
         after = statuses(converted)
-        fifo = http_get(converted.base_url, "/fifo/f.txt", timeout=5).status
+        fifo = status_or_hang(converted.base_url, "/fifo/f.txt", [root / "fifo" / ".htaccess"])
     assert fifo == 403
     for path, status in after.items():
         assert status != 200 or before[path] == 200, (path, before, after)

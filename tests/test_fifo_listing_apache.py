@@ -7,7 +7,6 @@ entry (issue 10).  A directory named ``.htaccess`` only drops its entry from the
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -17,7 +16,8 @@ import pytest
 
 from confmig.convert.httpd import convert_docroot
 from confmig.model.explain import explain_request
-from confmig.servers import ApacheBinary, ApacheServer, http_get, make_docroot
+from confmig.servers import ApacheBinary, ApacheServer, make_docroot
+from tests.fifos import status_or_hang
 
 pytestmark = pytest.mark.apache
 
@@ -46,18 +46,10 @@ def tree() -> Iterator[Path]:
 
 
 def answers(server: ApacheServer, root: Path) -> dict[str, int | str]:
-    """Status of each path; "hangs" when no answer comes in 2 s (the FIFOs are then opened
-    for writing once, which lets Apache's open() return)."""
-    out: dict[str, int | str] = {}
-    for path in PATHS:
-        try:
-            out[path] = http_get(server.base_url, path, timeout=2).status
-        except TimeoutError:
-            out[path] = "hangs"
-            for fifo in FIFOS:
-                with contextlib.suppress(OSError):  # no reader waiting on this one
-                    os.close(os.open(root / fifo, os.O_WRONLY | os.O_NONBLOCK))
-    return out
+    """Status of each path; "hangs" when Apache was found blocked opening a FIFO (which is
+    then opened for writing once, so that Apache's open() returns)."""
+    return {path: status_or_hang(server.base_url, path, [root / f for f in FIFOS])
+            for path in PATHS}
 
 
 def test_apache_model_and_converted_config(apache_binary: ApacheBinary, tree: Path) -> None:
