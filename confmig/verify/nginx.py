@@ -212,14 +212,19 @@ def prepare(request: VerifyRequest) -> Setup:
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))
     site = ProbeSite(docroot, conversion.plan.document_root, state=env.state)
-    probes = [*login_probes(site, conversion.plan, request.logins),
-              *gzip_probes(site, conversion.plan)]
+    probes = plan_probes(site, conversion.plan, request.logins)
     if php is not None:
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
         probes += php_probes(site)
     return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
                  probes=probes)
+
+
+def plan_probes(site: ProbeSite, plan: SitePlan, logins: Sequence[str]) -> list[Probe]:
+    """What the site's plan asks for beyond the generated probes, in either mode: the
+    logins of :func:`login_probes` and the compressed answers of :func:`gzip_probes`."""
+    return [*login_probes(site, plan, logins), *gzip_probes(site, plan)]
 
 
 #: Files of a directory that asks for a login asked for with each login.
@@ -317,13 +322,15 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
                                              binary=nginx, port=port)
     sites = [ProbeSite(Path(c.plan.document_root), c.plan.document_root, c.plan.server_name,
                   state=env.state) for c in conversion.conversions]
-    probes: list[Probe] = []
+    # each virtual host's logins and compressed answers, asked with its name
+    probes = [p for c, site in zip(conversion.conversions, sites, strict=True)
+              for p in plan_probes(site, c.plan, request.logins)]
     if php is not None:
         php.fpm.environment["CONFMIG_DOCROOTS"] = ":".join(sorted(  # the deepest first
             {c.plan.document_root for c in conversion.conversions}, key=len, reverse=True))
         original = WithPhpFpm(original, php.fpm)
         converted = WithPhpFpm(converted, php.fpm)
-        probes = [p for site in sites for p in php_probes(site)]
+        probes += [p for site in sites for p in php_probes(site)]
     return Setup(conversion.result, original, converted, sites, compare=nginx_differences,
                  probes=probes)
 

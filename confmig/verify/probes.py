@@ -56,12 +56,20 @@ class Probe:
     def key(self) -> tuple[str, str, tuple[tuple[str, str], ...]]:
         return (self.method, self.path, self.headers)
 
+    def shown_headers(self) -> dict[str, str]:
+        """The headers as they may be printed (:func:`shown`)."""
+        return {n: shown(n, v) for n, v in self.headers}
+
     def describe(self) -> str:
-        # a login is never printed (verify --user): only its scheme
-        extra = "".join(f" [{n}: {v.split(' ', 1)[0] + ' …'}]" if n.lower() == "authorization"
-                        else f" [{n}: {v}]" for n, v in self.headers)
+        extra = "".join(f" [{n}: {shown(n, v)}]" for n, v in self.headers)
         method = "" if self.method == "GET" else f"{self.method} "
         return f"{method}{self.path}{extra}"
+
+
+def shown(name: str, value: str) -> str:
+    """A request header's value as it may be printed: a login (``verify --user``) only by
+    its scheme, never its value."""
+    return value.split(" ", 1)[0] + " …" if name.lower() == "authorization" else value
 
 
 @dataclass

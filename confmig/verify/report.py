@@ -125,7 +125,7 @@ class VerifyReport:
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "differences": [{
                 "request": r.probe.describe(), "method": r.probe.method, "path": r.probe.path,
-                "headers": dict(r.probe.headers), "why": r.probe.why,
+                "headers": r.probe.shown_headers(), "why": r.probe.why,
                 "directory": r.probe.directory, "announced": r.announced,
                 "fields": [{"field": d.field, "original": d.original,
                             "converted": d.converted} for d in r.diffs],
