@@ -119,9 +119,11 @@ def handler_notes(settings: Settings, php_fpm: bool, files: FilesScope | None,
                                           "to it (every extension counts, in any letters); "
                                           "nginx serves it as a file"))
     handler = settings.handler
-    # Apache's file handler for a directory also takes its listing (404): only that of a
-    # <Files> section that does not match the directory itself is exact
-    exact = handler == "default-handler" and files is not None and not files.matches_directory
+    # Apache's file handler: a file is sent as nginx sends it (with --php-fpm a <Files>
+    # section's PHP handler still wins over a directory's), and a directory without an index
+    # file is its 404 (render: the last `index` leads to a 404 location) — but it also
+    # turns FallbackResource off
+    exact = handler == "default-handler" and not settings.fallback
     if handler is not None and not exact:
         if not php_fpm or not is_php_handler(handler):
             out.append(("SetHandler", f"{handler}: not translated"))
