@@ -79,6 +79,18 @@ def per_directory(pattern: str, prefix: str, nocase: bool) -> str:
     return f"(?s)^{quoted}.*?(?:{flags}{body})" if flags else f"(?s)^{quoted}.*?(?:{body})"
 
 
+def per_directory_candidate(pattern: str, prefix: str, nocase: bool) -> str:
+    """A regex that matches every ``$uri`` :func:`per_directory` matches (and maybe more):
+    its pattern searched anywhere instead of after ``^PREFIX.*?``, which without JIT copies
+    a frame for every character; PCRE2 skips to where the pattern can start."""
+    regex = per_directory(pattern, prefix, nocase)
+    quoted = re.escape(prefix).replace("\\/", "/")
+    lazy = f"(?s)^{quoted}.*?(?:"
+    if not regex.startswith(lazy):
+        return regex  # "^PREFIX…" at once: anchored, cheap already
+    return f"(?s)(?:{regex[len(lazy):]}"
+
+
 def url_path(pattern: str, nocase: bool = False) -> str:
     """A pattern Apache matches against the whole URL-path (``RedirectMatch``)."""
     body = _scan(pattern, "^")

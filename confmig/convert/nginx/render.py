@@ -39,16 +39,12 @@ from confmig.convert.nginx.regex import (
     basename,
     file_then_path,
     files_candidate,
+    per_directory_candidate,
     url_path,
 )
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
-from confmig.model.handler import autoindex_handles
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePlan, Source
-
-#: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
-#: a URI below the scope's own, an exact location there answering 404.
-DIRECTORY_404 = ".confmig-directory-404"
 
 
 @dataclass
@@ -232,6 +228,11 @@ class Renderer:
         _prepend(main.lines, denials)
         for files in self._nested_files(scope):
             main.nested.append(self._files_location(scope, files, sid, denials))
+        skip = self._pattern_rule(scope.settings)
+        if skip is not None:
+            fast, _ = self._settings_lines_quietly(scope, skip[0], sid, True)
+            _prepend(fast, denials)
+            _rule_only_for(main, fast, skip[1])
         if candidate is not None and self.php is None:
             for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
                 _tests_only_for(location, tests, candidate)
@@ -241,12 +242,6 @@ class Renderer:
                 plain.lines, _ = self._settings_lines(scope, scope.settings, sid, False)
                 _prepend(plain.lines, denials)
                 main.nested.append(plain)
-        if any(line.startswith("index ") and DIRECTORY_404 in line
-               for loc in [main, *main.nested] for line in loc.lines):
-            main.nested.append(Location(f"= {q(scope.url + DIRECTORY_404)}", [
-                "where `index` sends a directory without an index file: Apache's 404, with "
-                "the", "error_page and add_header of the location (rewrite directives are "
-                "not inherited)"], ["internal;", "return 404;"]))
         out = [main]
         if scope.url != "/":
             bare = Location(f"= {q(scope.url.rstrip('/'))}",
@@ -400,15 +395,65 @@ class Renderer:
             # the name; a name below a missing directory is not the section's
             settings = replace(settings, access=scope.settings.access)
         loc.lines, _ = self._settings_lines(scope, settings, sid + "f", True)
-        _prepend(loc.lines, denials)
-        if scope.settings.access.decision != "granted":
-            # a grant inside a denied directory: only for the name Apache's walk stops at
-            status = scope.settings.access.status or 403
-            parent = self.http.map("$request_filename",
-                               [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")],
-                               _no_file(files.settings))
-            loc.lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
+        skip = self._pattern_rule(settings)
+        fast = self._settings_lines_quietly(scope, skip[0], sid + "f", True)[0] \
+            if skip is not None else []
+        for lines in (loc.lines, fast):
+            _prepend(lines, denials)
+            if scope.settings.access.decision != "granted":
+                # a grant inside a denied directory: only for the name Apache's walk stops at
+                status = scope.settings.access.status or 403
+                parent = self.http.map("$request_filename",
+                                   [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")],
+                                   _no_file(files.settings))
+                lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
+        if skip is not None:
+            _rule_only_for(loc, fast, skip[1])
         return loc
+
+    def _pattern_rule(self, settings: Settings) -> tuple[Settings, str] | None:
+        """*settings* without a rule that only answers (``- [F]``, ``[G]``, a status) and
+        tests the file system, and that rule's pattern as a regex on ``$uri``; None when
+        there is no such rule or it cannot be left out.
+
+        Apache evaluates a rule's conditions only once its pattern matched; nginx runs every
+        ``if`` of a location (a stat for every request: h5bp's hidden-file rule), so a
+        location for the URLs the pattern cannot match may leave the rule out — when the
+        pattern fails such a rule does nothing at all.  Only where every rule sees the URL
+        the location was chosen by: each rule answers, redirects, ends the pass (nginx
+        chooses a location for the new URL again) or leaves the URL alone, and none counts
+        rules ([C], [S], [N]).  The regex may match more URLs than the pattern (the rule is
+        then in force there, as everywhere before)."""
+        rw = settings.rewrite
+        if rw is None or self.php is not None or not (settings.follow_symlinks
+                                                      or settings.symlinks_if_owner):
+            return None
+        rules = rw.rules
+        if any(r.chain or r.skip or r.next or r.end or r.passthrough or r.proxy
+               or r.mime_type or r.handler or not (r.nosub or r.redirect or r.last)
+               for r in rules):
+            return None
+        for k, rule in enumerate(rules):
+            if rule.nosub and rule.status_flag and not rule.negate and not rule.env \
+                    and not rule.cookies and any(c.kind.startswith("-")
+                                                 for c in rule.conditions):
+                try:
+                    regex = per_directory_candidate(rule.pattern, rw.strip, rule.nocase)
+                except Untranslatable:
+                    return None
+                return replace(settings, rewrite=replace(rw, rules=rules[:k] + rules[k + 1:])), \
+                    regex
+        return None
+
+    def _settings_lines_quietly(self, scope: Scope, settings: Settings, sid: str,
+                                with_rewrite: bool) -> tuple[list[str], Any]:
+        """:meth:`_settings_lines` for a second variant of a location: what it notes (and
+        any named location it adds) is the first variant's already."""
+        notes, typed = len(self.notes), len(self.typed)
+        out = self._settings_lines(scope, settings, sid, with_rewrite)
+        del self.notes[notes:]
+        del self.typed[typed:]
+        return out
 
     def _scope_note(self, scope: Scope) -> Note:
         def note(source: Source | None, directive: str, reason: str) -> None:
@@ -570,20 +615,15 @@ class Renderer:
         src = f"{settings.index_source}: " if settings.index_source else ""
         fallback = settings.fallback if settings.fallback and settings.fallback.startswith(
             "/") else None
-        last = [q(fallback)] if fallback else []
-        if not fallback and _directory_404(settings):
-            last = [q(scope.url + DIRECTORY_404)]
-            lines.append(f"# SetHandler {settings.handler}: a directory without an index file "
-                         "is the default handler's 404 (mod_autoindex declines it)")
         if settings.index and settings.index != ("disabled",):
             names = [q(n) if " " in n else n for n in settings.index]
             lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}"
                          + (" (then FallbackResource for a directory without one)"
                             if fallback else ""))
-            lines.append(f"index {' '.join([*names, *last])};")
+            lines.append(f"index {' '.join([*names, *([q(fallback)] if fallback else [])])};")
         else:
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
-                      f"index {' '.join(['.confmig-no-directory-index', *last])};"]
+                      "index .confmig-no-directory-index;"]
         lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
         if settings.follow_symlinks:
             pass
@@ -660,13 +700,6 @@ class Renderer:
                 "gzip_vary on;"]
 
 
-def _directory_404(settings: Settings) -> bool:
-    """A directory without an index file is Apache's 404, not a listing or a 403: the
-    handler in force is the default handler, which mod_autoindex does not take (the
-    model's :func:`~confmig.model.handler.autoindex_handles`)."""
-    return settings.handler == "default-handler" and not autoindex_handles(settings.handler)
-
-
 def _answers(line: str) -> bool:
     """A directive of nginx's rewrite phase that answers or moves the request."""
     return not line.lstrip().startswith("#") and re.search(
@@ -697,6 +730,16 @@ def _rewrite_forbidden(plan: RewritePlan) -> list[str]:
 def _with_parent(regex: str, name: str) -> str:
     """A last-component regex (``(?s)/…``) that also captures the path before it."""
     return f"(?s)^(?<{name}>.*)" + regex[len("(?s)"):]
+
+
+def _rule_only_for(location: Location, fast: list[str], regex: str) -> None:
+    """*location* with *fast* (its lines without the rule of :meth:`Renderer._pattern_rule`),
+    and a nested location with its lines as they were for the URLs the rule's pattern
+    (*regex*) can match; after the ``<Files>`` locations, which have their own."""
+    location.nested.append(Location(
+        f"~ {q(regex)}", ["a URL the rule that tests the file system can match: all of the "
+                          "rules, then the same as around"], list(location.lines)))
+    location.lines[:] = fast
 
 
 def _tests_only_for(location: Location, tests: list[str], candidate: str) -> None:
