@@ -43,8 +43,13 @@ from confmig.convert.nginx.regex import (
     url_path,
 )
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
+from confmig.model.handler import autoindex_handles
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePlan, Source
+
+#: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
+#: a URI below the scope's own, an exact location there answering 404.
+DIRECTORY_404 = ".confmig-directory-404"
 
 
 @dataclass
@@ -242,6 +247,12 @@ class Renderer:
                 plain.lines, _ = self._settings_lines(scope, scope.settings, sid, False)
                 _prepend(plain.lines, denials)
                 main.nested.append(plain)
+        if any(line.startswith("index ") and DIRECTORY_404 in line
+               for loc in [main, *main.nested] for line in loc.lines):
+            main.nested.append(Location(f"= {q(scope.url + DIRECTORY_404)}", [
+                "where `index` sends a directory without an index file: Apache's 404, with "
+                "the", "error_page and add_header of the location (rewrite directives are "
+                "not inherited)"], ["internal;", "return 404;"]))
         out = [main]
         if scope.url != "/":
             bare = Location(f"= {q(scope.url.rstrip('/'))}",
@@ -615,15 +626,20 @@ class Renderer:
         src = f"{settings.index_source}: " if settings.index_source else ""
         fallback = settings.fallback if settings.fallback and settings.fallback.startswith(
             "/") else None
+        last = [q(fallback)] if fallback else []
+        if not fallback and _directory_404(settings):
+            last = [q(scope.url + DIRECTORY_404)]
+            lines.append(f"# SetHandler {settings.handler}: a directory without an index file "
+                         "is the default handler's 404 (mod_autoindex declines it)")
         if settings.index and settings.index != ("disabled",):
             names = [q(n) if " " in n else n for n in settings.index]
             lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}"
                          + (" (then FallbackResource for a directory without one)"
                             if fallback else ""))
-            lines.append(f"index {' '.join([*names, *([q(fallback)] if fallback else [])])};")
+            lines.append(f"index {' '.join([*names, *last])};")
         else:
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
-                      "index .confmig-no-directory-index;"]
+                      f"index {' '.join(['.confmig-no-directory-index', *last])};"]
         lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
         if settings.follow_symlinks:
             pass
@@ -698,6 +714,13 @@ class Renderer:
                 "gzip on;", f"gzip_types {' '.join(listed) or 'text/html'};",
                 "gzip_min_length 69;", "gzip_http_version 1.0;", "gzip_proxied any;",
                 "gzip_vary on;"]
+
+
+def _directory_404(settings: Settings) -> bool:
+    """A directory without an index file is Apache's 404, not a listing or a 403: the
+    handler in force is the default handler, which mod_autoindex does not take (the
+    model's :func:`~confmig.model.handler.autoindex_handles`)."""
+    return settings.handler == "default-handler" and not autoindex_handles(settings.handler)
 
 
 def _answers(line: str) -> bool:
