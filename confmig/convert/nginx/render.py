@@ -11,7 +11,11 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
 * inside, ``<Files>``/``<FilesMatch>`` as nested regex locations (denials first: only one
   regex location wins in nginx);
 * access denials as ``return`` first in the location: nginx runs the rewrite phase before
-  its access phase, Apache checks access before its per-directory rewriting.
+  its access phase, Apache checks access before its per-directory rewriting;
+* what nginx would do for every request where Apache does it only for some URLs — the
+  ``<Files>`` denials' file tests, a rule that only answers and tests the file system — in a
+  nested location for those URLs, with the location's lines again
+  (:func:`_tests_only_for`, :func:`_rule_only_for`): nginx runs every ``if`` of a location.
 """
 
 from __future__ import annotations
