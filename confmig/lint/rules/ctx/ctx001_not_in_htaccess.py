@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
@@ -31,7 +31,13 @@ class NotAllowedInHtaccess(Rule):
     kinds = frozenset({"htaccess"})
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
-                        ctx: FileContext) -> Iterator[Finding]:
+                        ctx: FileContext) -> Iterable[Finding]:
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info) or ".htaccess" in info.contexts:
+            return ()  # (the common case, answered without making a generator)
+        return self._check(node, ctx)
+
+    def _check(self, node: Directive | Section, ctx: FileContext) -> Iterator[Finding]:
         info = ctx.info(node)
         if info is None or not ctx.module_loaded(info):
             return  # SYN003

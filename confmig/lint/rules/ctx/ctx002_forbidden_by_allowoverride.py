@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from confmig.apache.registry import overrides_permit
 from confmig.lint.context import FileContext
@@ -37,7 +37,16 @@ class ForbiddenByAllowOverride(Rule):
     kinds = frozenset({"htaccess"})
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
-                        ctx: FileContext) -> Iterator[Finding]:
+                        ctx: FileContext) -> Iterable[Finding]:
+        info = ctx.info(node)
+        if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
+            return ()  # SYN003 / CTX001
+        overrides = ctx.overrides
+        if _permits(info.name, overrides.spec, overrides.list_words):
+            return ()  # (the common case, answered without making a generator)
+        return self._check(node, ctx)
+
+    def _check(self, node: Directive | Section, ctx: FileContext) -> Iterator[Finding]:
         info = ctx.info(node)
         if info is None or not ctx.module_loaded(info) or ".htaccess" not in info.contexts:
             return  # SYN003 / CTX001

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
@@ -34,7 +34,13 @@ class UnknownDirective(Rule):
     directives = frozenset({ANY_DIRECTIVE, ANY_SECTION})
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
-                        ctx: FileContext) -> Iterator[Finding]:
+                        ctx: FileContext) -> Iterable[Finding]:
+        info = ctx.info(node)
+        if info is not None and ctx.module_loaded(info):
+            return ()  # known and loaded (the common case, without making a generator)
+        return self._check(node, ctx)
+
+    def _check(self, node: Directive | Section, ctx: FileContext) -> Iterator[Finding]:
         nonfatal = ctx.kind == "htaccess" and "Unknown" in ctx.overrides.nonfatal
         where = ("Apache answers 500 for every request under this directory"
                  if ctx.kind == "htaccess" else "Apache refuses to start")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from confmig.apache.arity import is_flag
 from confmig.lint.context import FileContext
@@ -30,7 +30,16 @@ class InvalidOnOff(Rule):
     directives = frozenset({ANY_DIRECTIVE})
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
-                        ctx: FileContext) -> Iterator[Finding]:
+                        ctx: FileContext) -> Iterable[Finding]:
+        value = node.args[0] if node.args else ""
+        if value.lower() in ("on", "off") or "${" in value:
+            return ()  # (the common cases, answered without making a generator)
+        info = ctx.info(node)
+        if info is None or not is_flag(getattr(info, "syntax", None), node.name):
+            return ()
+        return self._check(node, ctx)
+
+    def _check(self, node: Directive | Section, ctx: FileContext) -> Iterator[Finding]:
         where = ("Apache answers 500 for every request under this directory"
                  if ctx.kind == "htaccess" else "Apache refuses to start")
         value = node.args[0] if node.args else ""
