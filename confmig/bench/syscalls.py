@@ -13,8 +13,9 @@ thread that read the request, which does all of the request's work:
   opened — deterministic for a given request and configuration;
 * request syscalls: every call except the hand-offs between threads and processes
   (``futex``, ``epoll_*``, ``poll``, …, and reads that find no data yet) and the memory
-  allocator growing its heap (``mprotect``, ``brk``, ``madvise``, anonymous ``mmap``: once
-  in a while, whenever an arena fills, whatever the request): deterministic too;
+  allocator growing or trimming its heap (``mprotect``, ``brk``, ``madvise``, ``mremap``,
+  anonymous ``mmap``, a ``munmap`` of anything but a file mapping: once in a while, whenever
+  an arena fills or empties, whatever the request): deterministic too;
 * all syscalls, hand-offs included, which vary by a few with scheduling (whether the worker
   finds the next request already there or parks the connection with the listener): reported
   as the median segment with min–max, and the mean.
@@ -67,8 +68,9 @@ HANDOFF_CALLS = frozenset({
 })
 
 # The allocator growing or trimming its arenas: when depends on the process's history, not on
-# the request (a CI run once saw one mprotect in 40 requests).
-ALLOCATOR_CALLS = frozenset({"mprotect", "brk", "madvise"})
+# the request (a CI run once saw one mprotect in 40 requests). A munmap is the allocator's too
+# unless it releases a file mapping (see _file_unmaps).
+ALLOCATOR_CALLS = frozenset({"mprotect", "brk", "madvise", "mremap"})
 
 _LINE = re.compile(r"^(?:(?P<tid>\d+)\s+)?(?P<body>.*)$")
 _START = re.compile(r"^(?P<name>[a-z_0-9]+)\((?P<rest>.*)$")
@@ -202,13 +204,33 @@ def count_segments(calls: Sequence[Syscall], access_file: str = ".htaccess",
     """One :class:`RequestCount` per request whose segment is complete (followed by another
     request start), markers excluded."""
     starts = [i for i, call in enumerate(calls) if _request_path(call) is not None]
+    unmaps = _file_unmaps(calls)
     counts = []
     for begin, end in itertools.pairwise(starts):
         path = _request_path(calls[begin]) or ""
         if path == marker:
             continue
-        counts.append(_count(path, calls[begin:end], access_file))
+        released = frozenset(i - begin for i in unmaps if begin <= i < end)
+        counts.append(_count(path, calls[begin:end], access_file, released))
     return counts
+
+
+def _file_unmaps(calls: Sequence[Syscall]) -> set[int]:
+    """Indices of the munmap calls that release a file mapping: one an mmap of a descriptor
+    returned earlier in the trace and not yet released. Any other munmap is the allocator
+    giving memory back (a heap or a large chunk freed), which depends on history."""
+    live: set[str] = set()
+    found: set[int] = set()
+    for index, call in enumerate(calls):
+        if (call.name == "mmap" and "MAP_ANONYMOUS" not in call.args
+                and call.result is not None and call.result.startswith("0x")):
+            live.add(call.result)
+        elif call.name == "munmap":
+            address = next(iter(_split_args(call.args)), "")
+            if address in live:
+                live.discard(address)
+                found.add(index)
+    return found
 
 
 def _request_path(call: Syscall) -> str | None:
@@ -218,23 +240,27 @@ def _request_path(call: Syscall) -> str | None:
     return match.group(1) if match else None
 
 
-def _is_allocator(call: Syscall) -> bool:
-    return call.name in ALLOCATOR_CALLS or (call.name == "mmap" and "MAP_ANONYMOUS" in call.args)
+def _is_allocator(call: Syscall, releases_file: bool) -> bool:
+    return (call.name in ALLOCATOR_CALLS
+            or (call.name == "mmap" and "MAP_ANONYMOUS" in call.args)
+            or (call.name == "munmap" and not releases_file))
 
 
-def _count(path: str, calls: Sequence[Syscall], access_file: str) -> RequestCount:
+def _count(path: str, calls: Sequence[Syscall], access_file: str,
+           file_unmaps: frozenset[int] = frozenset()) -> RequestCount:
+    """*file_unmaps*: indices (in *calls*) of the munmaps that release a file mapping."""
     count = RequestCount(path)
     # The thread that read the request does all of its work (Apache's worker thread, or the
     # prefork child). Other threads' calls in the segment are hand-offs (the event MPM's
     # listener) or unrelated (a child the master forks meanwhile): counted only in the total.
     worker = calls[0].tid if calls else 0
     files: set[int] = set()
-    for call in calls:
+    for index, call in enumerate(calls):
         count.syscalls += 1
         if call.tid != worker:
             continue
         count.names[call.name] = count.names.get(call.name, 0) + 1
-        if (call.name not in HANDOFF_CALLS and not _is_allocator(call)
+        if (call.name not in HANDOFF_CALLS and not _is_allocator(call, index in file_unmaps)
                 and call.errno != "EAGAIN"):
             count.work_syscalls += 1
         if call.name in PATH_CALLS:

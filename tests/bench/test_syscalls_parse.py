@@ -34,6 +34,10 @@ def request(tid: int, path: str, opens: list[tuple[str, str]], listener: int = 5
         # the allocator growing its arena: history, not this request's work
         f'{tid}  mprotect(0x7f5e90021000, 4096, PROT_READ|PROT_WRITE) = 0',
         f'{tid}  mmap(NULL, 134217728, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x7e',
+        # ... and giving memory back: a heap that emptied, a large chunk moved (not the
+        # file's mapping above, which is the request's)
+        f'{tid}  munmap(0x7f5e90000000, 67108864)  = 0',
+        f'{tid}  mremap(0x7f5e80000000, 266240, 532480, MREMAP_MAYMOVE) = 0x7f5e70000000',
         f"{tid}  times({{tms_utime=0, tms_stime=0, tms_cutime=0, tms_cstime=0}}) = 1",
         f'{tid}  close(11)                         = 0',
         f'{tid}  read(9, 0x7f5ea814f048, 8000)     = -1 EAGAIN (Resource temporarily unavailable)',
@@ -93,13 +97,13 @@ def test_segments_count_each_request_exactly() -> None:
         assert count.htaccess == {"ENOENT": 2, "hit": 1, "ENOTDIR": 1}
         # newfstatat + 4 opens + (fstat, read, read, close) + open + mmap + close
         assert count.fs_syscalls == 1 + 4 + 4 + 1 + 1 + 1
-        # + the request read, writev, munmap, times; not mprotect, anonymous mmap, EAGAIN,
-        # epoll, futex, other threads
+        # + the request read, writev, munmap of the file, times; not mprotect, anonymous mmap,
+        # the allocator's munmap and mremap, EAGAIN, epoll, futex, other threads
         assert count.work_syscalls == count.fs_syscalls + 4
-        # all: + mprotect, anonymous mmap, EAGAIN read, epoll_ctl, futex; the listener's
-        # epoll_ctl (its epoll_wait began before the trace, so it has no start line); the other
-        # thread's mmap
-        assert count.syscalls == count.work_syscalls + 5 + 1 + 1
+        # all: + mprotect, anonymous mmap, munmap, mremap, EAGAIN read, epoll_ctl, futex; the
+        # listener's epoll_ctl (its epoll_wait began before the trace, so it has no start
+        # line); the other thread's mmap
+        assert count.syscalls == count.work_syscalls + 7 + 1 + 1
 
 
 def test_summary_per_request() -> None:
