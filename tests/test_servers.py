@@ -37,7 +37,10 @@ def gone(pid: int) -> bool:
     return False
 
 
-def wait_for(predicate, timeout: float = 2.0) -> bool:
+def wait_for(predicate, timeout: float = 30.0) -> bool:
+    """Poll until *predicate* holds (at once when all is well): Apache writes its access log
+    after the response, whenever the worker next runs, which a busy machine can delay for
+    seconds — the timeout only bounds a real failure."""
     deadline = time.monotonic() + timeout
     while not predicate():
         if time.monotonic() > deadline:
