@@ -207,8 +207,10 @@ class Harness:
 
     def observe(self, site: SiteSpec, case: Case) -> Observed:
         assert self.server is not None
+        # 16 at a time on a busy machine: http_get's 10 s would fail the whole session's
+        # fixture on one slow answer; this only bounds a hang
         resp = http_get(self.server.base_url, case.path, self.headers(site, case),
-                        method=case.method)
+                        method=case.method, timeout=120)
         return Observed(resp.status, resp.headers.get("Location"), served_file(resp), resp)
 
     def run(self) -> list[Outcome]:
