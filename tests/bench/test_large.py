@@ -8,6 +8,8 @@ import hashlib
 import io
 import json
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,20 +50,21 @@ def test_small_files_are_unchanged(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def nginx_files() -> NginxServer:
+def nginx_files() -> Iterator[NginxServer]:
     try:
         find_nginx()
     except ServerNotFound as exc:
         pytest.skip(str(exc))
     docroot = make_docroot(prefix="confmig-large-")
-    (docroot / "big.bin").write_bytes(os.urandom(3 * STREAM_ABOVE_BYTES + 17))
-    (docroot / "small.txt").write_text("small body\n")
-    for path in docroot.iterdir():
-        path.chmod(0o644)
-    server = NginxServer("", docroot)
-    server.start()
-    yield server
-    server.stop()
+    try:  # the docroot is removed too: 3 MB left in the temp dir by every run before
+        (docroot / "big.bin").write_bytes(os.urandom(3 * STREAM_ABOVE_BYTES + 17))
+        (docroot / "small.txt").write_text("small body\n")
+        for path in docroot.iterdir():
+            path.chmod(0o644)
+        with NginxServer("", docroot) as server:
+            yield server
+    finally:
+        shutil.rmtree(docroot, ignore_errors=True)
 
 
 def test_a_large_body_is_hashed_as_it_arrives(nginx_files: NginxServer) -> None:
