@@ -68,6 +68,7 @@ def site() -> Iterator[object]:
     yield build
     for root in made:
         shutil.rmtree(root, ignore_errors=True)
+        root.with_name(f"{root.name}.conf").unlink(missing_ok=True)  # group_site's config
 
 
 def convert(root: Path) -> tuple[int, str, str]:
