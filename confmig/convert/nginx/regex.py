@@ -97,16 +97,40 @@ def url_path(pattern: str, nocase: bool = False) -> str:
     return f"(?s){'(?i)' if nocase else ''}{body}"
 
 
-def file_then_path(pattern: str, name: str) -> str:
-    """A regex for a path whose first component matching the ``<FilesMatch>`` *pattern* is
-    followed by more path (PATH_INFO); the path up to that component is captured as
-    *name*.  Its ``$`` is the end of that component."""
-    body = _scan(pattern, "(?<=/)").replace("\\z", "(?=/)")
-    return f"(?s)^(?<{name}>.*?/[^/]*?(?:{body})[^/]*)/"
+def name_then_path(pattern: str) -> str:
+    """The ``<FilesMatch>`` *pattern* for a path component followed by more path
+    (PATH_INFO): its ``$`` is the end of that component.  Bodies of several patterns joined
+    with ``|`` are one body for the levels below."""
+    return _scan(pattern, "(?<=/)").replace("\\z", "(?=/)")
+
+
+def then_path_level(body: str, name: str, nth: int) -> str:
+    """A regex for a path whose *nth* component that *body* (:func:`name_then_path`)
+    matches is followed by more path; the path up to that component is captured as
+    *name*.  Lazy repeats: the first *nth* such components, in order."""
+    return f"(?s)^(?<{name}>(?:.*?/[^/]*?(?:{body})[^/]*){_times(nth)})/"
+
+
+def then_path_chain(body: str, name: str, nth: int) -> str:
+    """:func:`then_path_level` where the first *nth* components of the path all match
+    *body* (each directory of the chain is known to be one when the one after it is
+    tested)."""
+    return f"(?s)^(?<{name}>(?:/[^/]*?(?:{body})[^/]*){_times(nth)})/"
+
+
+def then_path_beyond(body: str, name: str, nth: int) -> str:
+    """A regex for a path with more than *nth* components that *body* matches followed by
+    more path; the path up to the *nth* is captured as *name*."""
+    return (f"(?s)^(?<{name}>(?:.*?/[^/]*?(?:{body})[^/]*){_times(nth)})"
+            f".*?/[^/]*?(?:{body})[^/]*/")
+
+
+def _times(nth: int) -> str:
+    return "" if nth == 1 else f"{{{nth}}}"
 
 
 def files_candidate(pattern: str) -> str:
-    """A regex that matches every path :func:`basename` or :func:`file_then_path` matches
+    """A regex that matches every path :func:`basename` or the ``then_path_*`` regexes match
     for the ``<FilesMatch>`` *pattern* (and maybe more): the body of each searched
     anywhere.  Cheap where those are not: PCRE2 skips to the positions where the body can
     start, where they try every position of a component with lazy repeats (and, without

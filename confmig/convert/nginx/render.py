@@ -41,9 +41,12 @@ from confmig.convert.nginx.php import PhpEmitter, handler_notes, handler_source
 from confmig.convert.nginx.regex import (
     Untranslatable,
     basename,
-    file_then_path,
     files_candidate,
+    name_then_path,
     per_directory_candidate,
+    then_path_beyond,
+    then_path_chain,
+    then_path_level,
     url_path,
 )
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
@@ -54,6 +57,10 @@ from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePla
 #: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
 #: a URI below the scope's own, an exact location there answering 404.
 DIRECTORY_404 = ".confmig-directory-404"
+
+#: How many components matching a ``<Files>`` denial, followed by more path, are tested
+#: one by one (:meth:`Renderer._then_path_denials`).
+THEN_PATH_LEVELS = 2
 
 
 @dataclass
@@ -311,6 +318,7 @@ class Renderer:
         and too little in the second."""
         lines: list[str] = []
         names: list[tuple[str, int]] = []  # the -d tests: (map row, status)
+        then_paths: dict[int, list[str]] = {}  # status → the sections' name_then_path
         candidates: list[str] = []
         none = _no_file(scope.settings)
         for files in scope.files:
@@ -326,26 +334,53 @@ class Renderer:
                 status = self._files_login(scope, files, lines)
             try:
                 regex = basename(files.basename_regex)
-                then_path = file_then_path(files.basename_regex, "confmig_named")
+                then_path = name_then_path(files.basename_regex)
                 candidates.append(files_candidate(files.basename_regex))
             except Untranslatable as exc:
                 self._note(files.source, files.label, f"{exc}: the whole directory is denied",
                            scope.directory)
                 return [*lines, f"# untranslatable: {files.source} {files.label}: {exc}",
                         "return 403;"], None
-            # maps (http { }), so that every `if` here ends in `return`: an `if` that
-            # matches and only sets a variable would take try_files out of the location
             names.append((f"~{_with_parent(regex, 'confmig_dir')}", status))
-            path_info = self.http.map("$uri", [(f"~{then_path}", '"$document_root$confmig_named"')],
-                                  none)
-            lines += [f"# {files.source} {files.label}: {access.why or 'denied'} (when Apache's "
-                      "walk stops at that name: its directory exists; or it is a file followed "
-                      "by PATH_INFO)",
-                      f"if (-f {path_info}) {{ return {status}; }}"]
+            then_paths.setdefault(status, []).append(then_path)
+            lines.append(f"# {files.source} {files.label}: {access.why or 'denied'} (when "
+                         "Apache's walk stops at that name: its directory exists; or it is not "
+                         "a directory and more path follows)")
         if not lines and not names:
             return [], None
+        for status, bodies in then_paths.items():
+            lines += self._then_path_denials("|".join(f"(?:{b})" for b in bodies), status,
+                                             none)
         return lines + self._name_denials(names, none), "|".join(
             f"(?:{c})" for c in dict.fromkeys(candidates))
+
+    def _then_path_denials(self, body: str, status: int, none: str) -> list[str]:
+        """The tests of a name followed by more path (PATH_INFO): Apache's walk stops at the
+        first component that is not a directory and matches the sections against it.  Of
+        the components the sections match, followed by more path, the first
+        :data:`THEN_PATH_LEVELS` are each tested as a file (only the walk's stop can be
+        one: every component before it is a directory); a missing one is told from one
+        below a missing directory only along a chain of such components from the document
+        root (each tested as a directory once the one before it is known to be one).  A
+        path with more of them whose first ones are directories is denied: nginx has no
+        loop to walk on (all maps, so that every `if` here ends in `return`: an `if` that
+        matches and only sets a variable would take try_files out of the location)."""
+        row = '"$document_root$confmig_named"'
+        lines = []
+        for nth in range(1, THEN_PATH_LEVELS + 1):
+            path = self.http.map("$uri", [(f"~{then_path_level(body, 'confmig_named', nth)}",
+                                           row)], none)
+            lines.append(f"if (-f {path}) {{ return {status}; }}")
+        for nth in range(1, THEN_PATH_LEVELS + 1):
+            path = self.http.map("$uri", [(f"~{then_path_chain(body, 'confmig_named', nth)}",
+                                           row)], '"/"')
+            lines.append(f"if (!-d {path}) {{ return {status}; }}")
+        path = self.http.map("$uri", [(
+            f"~{then_path_beyond(body, 'confmig_named', THEN_PATH_LEVELS)}", row)], none)
+        lines += [f"# more than {THEN_PATH_LEVELS} such names followed by more path, the first "
+                  "ones directories: denied (403)",
+                  f"if (-d {path}) {{ return 403; }}"]
+        return lines
 
     def _files_login(self, scope: Scope, files: FilesScope, lines: list[str]) -> int:
         """The status the section's tests answer with for its login: a code that
