@@ -362,8 +362,9 @@ def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settin
                   cache_on: bool, jobs: int | None,
                   on_directory: Callable[[int], None] | None,
                   follow_symlinks: bool = False) -> list[Finding]:
-    # The tree rules read the docroot too: from this walk's listings (docroot_walk).
-    listing = Collector(str(root)) if rules.has_tree_rules else None
+    # The tree rules read the docroot too: from this walk's listings (docroot_walk) when
+    # they will run; with a cache, which may hold their findings, they read it themselves.
+    listing = Collector(str(root)) if rules.has_tree_rules and not cache_on else None
     scan = scan_docroot(root, access_names(env.server), on_directory, follow_symlinks,
                         on_listing=listing)
     problems = problem_findings(scan.problems, env, settings.enabled("CTX009"))

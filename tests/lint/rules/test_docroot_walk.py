@@ -146,3 +146,15 @@ def test_a_lint_lists_the_docroot_once_for_itself_and_both_rules(
     again = lint_paths([site], settings=Settings(cache=False))
     assert calls == [str(site)]           # one walk of their own, shared by both
     assert {"SEC002", "PERF001"} <= {f.code for f in again.findings}
+
+
+def test_with_a_cache_the_rules_read_the_docroot_once_themselves(
+        site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # (a cache may hold the tree rules' findings: the lint's walk does not read for them)
+    calls = _counted(monkeypatch)
+    settings = Settings(cache=True, cache_dir=tmp_path / "cache")
+    first = lint_paths([site], settings=settings)
+    assert calls == [str(site)]
+    again = lint_paths([site], settings=settings)
+    assert calls == [str(site)] and again.cached         # the findings came from the cache
+    assert again.findings == first.findings
