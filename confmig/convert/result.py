@@ -6,7 +6,10 @@ tell the user: directives it could not carry over faithfully (``untranslatable``
 worth knowing that do not change any answer (``warnings``).
 
 Each note names the directory whose requests it may affect (``scope``), so ``confmig verify``
-can tell a difference the converter announced from one it did not.
+can tell a difference the converter announced from one it did not.  A note may also say what
+it is about (``fields``: the compared fields it may change, ``adds_only``: only by adding
+them): it then excuses only those fields.  No note excuses an answer wider than Apache's
+(:func:`confmig.verify.compare.wider`).
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ class Note:
     kind: NoteKind = NoteKind.UNTRANSLATABLE
     #: Absolute directory whose requests (it and everything below) the note may affect.
     scope: str | None = None
+    #: The compared fields the note may change (``"status"``, ``"location"``, ``"body"``,
+    #: ``"expires"``, lower-case header names); None: any of them.
+    fields: frozenset[str] | None = None
+    #: Only where Apache's answer has no such field (a header it does not send, an empty
+    #: body): e.g. nginx compresses more than mod_deflate, never less.
+    adds_only: bool = False
 
     @property
     def location(self) -> str:
@@ -56,13 +65,29 @@ class Note:
     def changes_behaviour(self) -> bool:
         return self.kind in BEHAVIOUR_CHANGING
 
+    def excuses(self, field: str, added: bool) -> bool:
+        """Whether this note explains a difference in *field* (*added*: Apache's answer had
+        no value there, the converted one has)."""
+        if not self.changes_behaviour:
+            return False
+        if self.fields is None:
+            return True
+        return field.lower() in self.fields and (added or not self.adds_only)
+
+    def serves_500(self) -> bool:
+        """The user asked for Apache's 500 to be served (``--serve-500``): the one wider
+        answer a note excuses, and only for a request Apache answered 500."""
+        return self.kind is NoteKind.FATAL
+
     def __str__(self) -> str:
         what = f"{self.directive}: " if self.directive else ""
         return f"{self.location}: {what}{self.reason}"
 
     def to_json(self) -> dict[str, object]:
         return {"file": self.file, "line": self.line, "directive": self.directive,
-                "reason": self.reason, "kind": self.kind.value, "scope": self.scope}
+                "reason": self.reason, "kind": self.kind.value, "scope": self.scope,
+                **({"fields": sorted(self.fields), "adds_only": self.adds_only}
+                   if self.fields is not None else {})}
 
 
 @dataclass
@@ -103,13 +128,29 @@ class ConversionResult:
         return sorted(scopes)
 
     def announces(self, directory: str | Path) -> bool:
-        """Whether a difference for a request walking *directory* was announced."""
+        """Whether some behaviour-changing note covers a request walking *directory*."""
+        return bool(self._covering(directory))
+
+    def excuses(self, directory: str | Path, field: str, added: bool = False) -> bool:
+        """Whether a note covering *directory* explains a difference in *field* (*added*:
+        Apache's answer had no value there).  A note that says which fields it is about
+        excuses only those; a wider answer is for the caller to refuse first."""
+        return any(note.excuses(field, added) for note in self._covering(directory))
+
+    def serves_500(self, directory: str | Path) -> bool:
+        """Whether ``--serve-500`` was asked for a directory covering *directory*."""
+        return any(note.serves_500() for note in self._covering(directory))
+
+    def _covering(self, directory: str | Path) -> list[Note]:
         path = str(directory).rstrip("/") or "/"
-        for scope in self.announced_scopes():
-            root = scope.rstrip("/") or "/"
+        out = []
+        for note in self.untranslatable:
+            if not (note.changes_behaviour and note.scope):
+                continue
+            root = note.scope.rstrip("/") or "/"
             if path == root or path.startswith(root + "/") or root == "/":
-                return True
-        return False
+                out.append(note)
+        return out
 
     def to_json(self) -> dict[str, object]:
         return {

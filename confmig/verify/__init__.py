@@ -4,7 +4,8 @@ The original site (real Apache, ``AllowOverride All``, the ``.htaccess`` tree) a
 one (real Apache with the generated configuration, the ``.htaccess`` files out of reach) run
 side by side on ``127.0.0.1``; the same probes go to both and every answer is compared
 (:mod:`confmig.verify.compare`).  A difference the converter announced as untranslatable is
-reported but does not fail the run.
+reported but does not fail the run — unless the converted answer is wider than Apache's
+(:func:`confmig.verify.compare.wider`), which no note excuses.
 
 Layout: :mod:`~confmig.verify.probes` (+ :mod:`~confmig.verify.regexgen`) decide what to send,
 :mod:`~confmig.verify.targets` are the servers, :mod:`~confmig.verify.runconfig` makes a whole

@@ -42,11 +42,37 @@ class Observed:
                 "expires_in": self.expires_in, "error": self.error}
 
 
+#: How a field one answer does not have is shown (a header it did not send, an empty body).
+ABSENT = "(absent)"
+EMPTY = "(empty)"
+
+
 @dataclass(frozen=True)
 class FieldDiff:
     field: str
     original: str
     converted: str
+
+    @property
+    def added(self) -> bool:
+        """Apache's answer had nothing there and the converted one has something."""
+        return self.original in (ABSENT, EMPTY) and self.converted not in (ABSENT, EMPTY)
+
+
+def wider(original: Observed, converted: Observed) -> bool:
+    """Whether the converted answer lets through what Apache refused — the one difference
+    no note excuses (README "Safety": never looser than Apache).
+
+    Wider: Apache refused or failed (4xx/5xx, 401 included) and the converted server
+    answered 2xx or 3xx — served something, or sent the client on.  Not wider: any other
+    pair, in particular a stricter answer (Apache 200, converted 403/500) and one refusal
+    for another (Apache 401, converted 403: the deny-and-announce a converter uses for a
+    login it cannot check; a 401 without ``WWW-Authenticate`` lets nobody in either).  A
+    request either server did not answer (status 0) is an error, compared on its own.
+    """
+    if original.error or converted.error:
+        return False
+    return original.status >= 400 and 100 <= converted.status < 400
 
 
 def observe(response: Response, port: int, hosts: tuple[str, ...] = ()) -> Observed:
@@ -105,13 +131,13 @@ def differences(original: Observed, converted: Observed) -> list[FieldDiff]:
     if original.location != converted.location:
         out.append(FieldDiff("location", str(original.location), str(converted.location)))
     if original.body_sha256 != converted.body_sha256:
-        out.append(FieldDiff("body", original.body_preview or "(empty)",
-                             converted.body_preview or "(empty)"))
+        out.append(FieldDiff("body", original.body_preview or EMPTY,
+                             converted.body_preview or EMPTY))
     for name in sorted(set(original.headers) | set(converted.headers)):
         a, b = original.headers.get(name), converted.headers.get(name)
         if a != b:
-            out.append(FieldDiff(name, str(a) if a is not None else "(absent)",
-                                 str(b) if b is not None else "(absent)"))
+            out.append(FieldDiff(name, str(a) if a is not None else ABSENT,
+                                 str(b) if b is not None else ABSENT))
     a_exp, b_exp = original.expires_in, converted.expires_in
     if (a_exp is None) != (b_exp is None) or (
             a_exp is not None and b_exp is not None and abs(a_exp - b_exp) > EXPIRES_TOLERANCE):
@@ -120,7 +146,7 @@ def differences(original: Observed, converted: Observed) -> list[FieldDiff]:
 
 
 def _expires(value: int | None) -> str:
-    return "(absent)" if value is None else f"Date + {value}s"
+    return ABSENT if value is None else f"Date + {value}s"
 
 
 def _expires_in(response: Response) -> int | None:

@@ -22,7 +22,18 @@ class ProbeResult:
     original: Observed
     converted: Observed
     diffs: list[FieldDiff]
+    #: every differing field is excused by a note covering the probe's directory
     announced: bool
+    #: the converted answer lets through what Apache refused (compare.wider): never excused
+    wider: bool = False
+
+    @property
+    def label(self) -> str:
+        """The report's "announced" column."""
+        return WIDER if self.wider else "yes" if self.announced else "NO"
+
+
+WIDER = "NO: wider than Apache"
 
 
 @dataclass
@@ -50,6 +61,11 @@ class VerifyReport:
         return [r for r in self.differing if r.announced]
 
     @property
+    def wider(self) -> list[ProbeResult]:
+        """Answers wider than Apache's (counted among the unexpected ones too)."""
+        return [r for r in self.differing if r.wider]
+
+    @property
     def compared(self) -> int:
         """Requests at least one server answered: only these check anything."""
         return self.sent - self.errored
@@ -64,7 +80,8 @@ class VerifyReport:
         else:
             verdict = "OK" if not self.unannounced else "DIFFERENT"
         parts = [f"{verdict}: {self.sent} requests to both servers in {self.elapsed:.1f}s",
-                 f"{len(self.unannounced)} unexpected difference(s)",
+                 f"{len(self.unannounced)} unexpected difference(s)"
+                 + (f" ({len(self.wider)} wider than Apache)" if self.wider else ""),
                  f"{len(self.announced)} announced by convert as untranslatable"]
         if self.errored:
             parts.append(f"{self.errored} neither server answered ({self.first_error})")
@@ -102,12 +119,13 @@ class VerifyReport:
         for column in ("request", "field", "original", "converted", "announced"):
             table.add_column(column, overflow="fold")
         rows = 0
-        for result in sorted(self.differing, key=lambda r: (r.announced, r.probe.path)):
+        for result in sorted(self.differing,
+                             key=lambda r: (not r.wider, r.announced, r.probe.path)):
             for diff in result.diffs:
                 if rows >= MAX_ROWS:
                     break
                 table.add_row(result.probe.describe(), diff.field, _cut(diff.original),
-                              _cut(diff.converted), "yes" if result.announced else "NO")
+                              _cut(diff.converted), result.label)
                 rows += 1
         total = sum(len(r.diffs) for r in self.differing)
         if total > rows:
@@ -123,10 +141,12 @@ class VerifyReport:
             "generation_out_of_time": self.generation_out_of_time,
             "elapsed": round(self.elapsed, 3),
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
+            "wider": len(self.wider),
             "differences": [{
                 "request": r.probe.describe(), "method": r.probe.method, "path": r.probe.path,
                 "headers": r.probe.shown_headers(), "why": r.probe.why,
                 "directory": r.probe.directory, "announced": r.announced,
+                "wider": r.wider,
                 "fields": [{"field": d.field, "original": d.original,
                             "converted": d.converted} for d in r.diffs],
                 "original": r.original.to_json(), "converted": r.converted.to_json(),

@@ -26,7 +26,7 @@ from confmig.convert.httpd import (
 )
 from confmig.convert.result import ConversionResult
 from confmig.servers import ApacheBinary, ServerError, find_apache, http_get
-from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe
+from confmig.verify.compare import FieldDiff, Observed, differences, failed, observe, wider
 from confmig.verify.logprobes import log_probes
 from confmig.verify.probes import Probe, ProbeFileError, ProbeSite, generate, read_requests
 from confmig.verify.report import ProbeResult, VerifyReport
@@ -193,11 +193,23 @@ def _run(report: VerifyReport, setup: Setup, probes: list[Probe], deadline: floa
             report.statuses[original.status] += 1
         diffs = setup.compare(original, converted)
         if diffs:
-            announced = probe.directory is not None and \
-                setup.conversion.announces(probe.directory)
-            report.differing.append(ProbeResult(probe, original, converted, diffs, announced))
+            report.differing.append(_result(setup.conversion, probe, original, converted,
+                                            diffs))
         if on_progress is not None:
             on_progress(index + 1, len(probes))
+
+
+def _result(conversion: ConversionResult, probe: Probe, original: Observed,
+            converted: Observed, diffs: list[FieldDiff]) -> ProbeResult:
+    """One differing answer: announced when every differing field is excused by a note
+    covering the probe's directory — never when the converted answer is wider, but for the
+    500 that ``--serve-500`` asked to serve."""
+    widened = wider(original, converted) and not (
+        original.status == 500 and probe.directory is not None
+        and conversion.serves_500(probe.directory))
+    announced = not widened and probe.directory is not None and all(
+        conversion.excuses(probe.directory, d.field, d.added) for d in diffs)
+    return ProbeResult(probe, original, converted, diffs, announced, widened)
 
 
 def _send(target: Target, probe: Probe, timeout: float) -> Observed:

@@ -82,10 +82,12 @@ class Renderer:
     # -- notes --------------------------------------------------------------------------
 
     def note(self, source: Source | None, directive: str, reason: str, scope: str,
-             behaviour: bool = True) -> str:
+             behaviour: bool = True, fields: frozenset[str] | None = None) -> str:
+        """Announce *directive*; ``fields``: the compared fields it may change (None: any)."""
         src = source or Source(scope, 0)
         self.notes.append(Note(src.file, src.line, directive, reason,
-                               NoteKind.UNTRANSLATABLE if behaviour else NoteKind.INFO, scope))
+                               NoteKind.UNTRANSLATABLE if behaviour else NoteKind.INFO, scope,
+                               fields))
         return (f"{'untranslatable' if behaviour else 'note'}: {self.short(src)} {directive}: "
                 f"{reason}")
 
@@ -330,7 +332,9 @@ class Renderer:
         elif e.early:
             why = "Header early is not reproduced"
         if why:
-            self.note(header.source, "Header", why, scope.directory)
+            # echo's NAME is a regex of request headers; a condition may add to Vary
+            self.note(header.source, "Header", why, scope.directory,
+                      fields=None if e.action == "echo" else frozenset({e.name.lower(), "vary"}))
             return None
         return Item(Call("Header", [Item(Lit(pystr(e.action))), Item(Lit(pystr(e.name))),
                                     # the value Apache sends: escapes resolved (a control

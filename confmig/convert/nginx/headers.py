@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import pcre2
 
@@ -15,8 +16,20 @@ from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import EnvCondition, Settings, Source
 
-#: Reports what is not translated: (source, directive, reason).
-Note = Callable[[Source | None, str, str], None]
+
+def _condition_fields(action: str, name: str) -> frozenset[str] | None:
+    """What an untranslated ``Header`` line may change: its header, and ``Vary`` (an
+    ``expr=`` reading a request header adds it); ``echo``'s NAME is a regex of request
+    headers, so any field."""
+    return None if action == "echo" else frozenset({name, "vary"})
+
+
+class Note(Protocol):
+    """Announce a line (source, directive, reason); ``fields``: the compared fields it may
+    change (confmig.convert.result.Note), None for any."""
+
+    def __call__(self, source: Source | None, directive: str, reason: str, /, *,
+                 fields: frozenset[str] | None = None) -> None: ...
 #: Response headers the servers make themselves: a ``Header unset`` of one has no
 #: ``add_header`` form.
 NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-type",
@@ -51,7 +64,8 @@ def expires_lines(settings: Settings, maps: HttpMaps, note: Note,
     for key, code in entries:
         if not code.startswith("A"):
             note(None, "ExpiresByType", f"{code}: expiry from the modification "
-                                              "time is not translated")
+                                              "time is not translated",
+                 fields=frozenset({"expires", "cache-control"}))
             continue
         seconds = int("".join(ch for ch in code[1:] if ch.isdigit()) or "0")
         rows.append((key, str(seconds)))
@@ -123,14 +137,17 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         if entry.env or entry.expr or entry.action in ("echo", "edit", "edit*", "note") \
                 or not fixed:
             note(header.source, "Header", "a condition, format or edit: not "
-                                                "translated")
+                                                "translated",
+                 fields=_condition_fields(entry.action, low))
             continue
         if low in ("cache-control", "expires") and expires and entry.action != "unset":
             note(header.source, "Header", f"{entry.name} together with "
-                                                "mod_expires: nginx would send both")
+                                                "mod_expires: nginx would send both",
+                 fields=frozenset({low, "expires"}))
             continue
         if low == "content-type":
-            note(header.source, "Header", "Content-Type: use AddType/ForceType")
+            note(header.source, "Header", "Content-Type: use AddType/ForceType",
+                 fields=frozenset({low}))
             continue
         value = header.value or ""
         existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
@@ -142,7 +159,8 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         if entry.action == "unset":
             if not existing and low in NATIVE_HEADERS:
                 note(header.source, "Header", f"unset {entry.name}: a header the "
-                                                    "server sends itself")
+                                                    "server sends itself",
+                     fields=frozenset({low}))
             table[:] = [(n, v) for n, v in table if n.lower() != low]
         elif entry.action == "set":
             table[:] = [(n, v) for n, v in table if n.lower() != low]
@@ -177,12 +195,12 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     for always, name, value, pattern, nocase, source in by_type:
         if name.lower() in touched:
             note(source, "Header", f"{name} both with and without a Content-Type condition: "
-                                   "not translated")
+                                   "not translated", fields=frozenset({name.lower()}))
             continue
         try:
             key = after("\\d{3}" if always else f"(?:{served})", pattern, nocase)
         except Untranslatable as exc:
-            note(source, "Header", f"expr= pattern: {exc}")
+            note(source, "Header", f"expr= pattern: {exc}", fields=frozenset({name.lower()}))
             continue
         var = maps.map('"$status:$sent_http_content_type"', [(f"~{key}", literal(value))], '""')
         lines.append(f"add_header {name} {var} always;  # {source}: expr= on the type")
@@ -191,7 +209,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     for always, name, value, condition, source in by_env:
         if name.lower() in touched or conditioned.count(name.lower()) > 1:
             note(source, "Header", f"{name} set under more than one condition: not "
-                                   "translated")
+                                   "translated", fields=frozenset({name.lower()}))
             continue
         line = _env_line(always, served, name, value, condition, source, maps, note)
         if line:
@@ -224,7 +242,7 @@ def _env_line(always: bool, served: str, name: str, value: str, condition: EnvCo
         regex = url_path(condition.pattern, condition.nocase)
     except Untranslatable as exc:
         note(condition.source, "SetEnvIf", f"{exc}: the Header {name} it decides is not "
-                                           "translated")
+                                           "translated", fields=frozenset({name.lower()}))
         return ""
     variable = "$http_" + condition.header.lower().replace("-", "_")
     hit, miss = ("1", '""') if condition.present else ('""', "1")

@@ -84,6 +84,13 @@ class EmitNote:
     reason: str
     scope: str
     changes_behaviour: bool = True
+    #: the compared fields it may change (None: any) — confmig.convert.result.Note
+    fields: frozenset[str] | None = None
+    adds_only: bool = False
+
+
+#: What nginx's compressing more than mod_deflate changes: it adds these, never drops them.
+GZIP_FIELDS = frozenset({"content-encoding", "vary", "content-length", "body"})
 
 
 @dataclass
@@ -506,14 +513,16 @@ class Renderer:
         return out
 
     def _scope_note(self, scope: Scope) -> Note:
-        def note(source: Source | None, directive: str, reason: str) -> None:
-            self._note(source, directive, reason, scope.directory)
+        def note(source: Source | None, directive: str, reason: str, /, *,
+                 fields: frozenset[str] | None = None) -> None:
+            self._note(source, directive, reason, scope.directory, fields=fields)
         return note
 
     def _note(self, source: Source | None, directive: str, reason: str, scope: str,
-              changes: bool = True) -> None:
+              changes: bool = True, fields: frozenset[str] | None = None,
+              adds_only: bool = False) -> None:
         self.notes.append(EmitNote(source or Source(scope, 0), directive, reason, scope,
-                                   changes))
+                                   changes, fields, adds_only))
 
     def _access_lines(self, scope: Scope, settings: Settings,
                       source: Source | None = None) -> list[str]:
@@ -741,13 +750,13 @@ class Renderer:
                         and t.split(";", 1)[0].strip().lower() in types})
         listed = [q(t) if " " in t or ";" in t else t
                   for t in [*types, *whole] if t != "text/html"]
-        note = self._scope_note(scope)
-        note(settings.deflate_source, "AddOutputFilterByType", "nginx also compresses its "
-             "403 and 404 answers and sends Vary: Accept-Encoding with them (Apache only "
-             "with a 200)")
+        def note(reason: str) -> None:
+            self._note(settings.deflate_source, "AddOutputFilterByType", reason,
+                       scope.directory, fields=GZIP_FIELDS, adds_only=True)
+        note("nginx also compresses its 403 and 404 answers and sends Vary: Accept-Encoding "
+             "with them (Apache only with a 200)")
         if "text/html" not in types:
-            note(settings.deflate_source, "AddOutputFilterByType", "nginx always compresses "
-                 "text/html too")
+            note("nginx always compresses text/html too")
         return [f"# {settings.deflate_source}: AddOutputFilterByType DEFLATE (mod_deflate: "
                 "a 200 of more than 68 bytes, HTTP/1.0 and proxied requests too)",
                 "gzip on;", f"gzip_types {' '.join(listed) or 'text/html'};",

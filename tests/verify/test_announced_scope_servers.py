@@ -1,0 +1,97 @@
+"""On real Apache and real nginx: a note in a directory does not make verify pass when the
+converted output (edited here) answers wider than Apache below it, nor when its gzip lines
+are dropped while the gzip note stays (the decision: test_announced_scope.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import confmig.verify.nginx as verify_nginx
+from confmig.convert.nginx import NginxConversion
+from confmig.servers import make_docroot
+from confmig.verify import VerifyRequest, verify
+from confmig.verify.report import VerifyReport
+
+pytestmark = [pytest.mark.apache]
+
+TEXT = "confmig announced scope line\n" * 20
+#: [B] is not translated: its note (scope: the document root) covers private/ too.
+DENIED = {".htaccess": "RewriteEngine On\nRewriteRule ^t$ t.html [B,L]\n",
+          "t.html": "t\n", "a.txt": TEXT,
+          "private/.htaccess": "Require all denied\n", "private/secret.txt": TEXT}
+#: nginx compresses more than mod_deflate (its 403/404 pages, text/html): announced.
+GZIP = {".htaccess": "AddOutputFilterByType DEFLATE text/plain\n", "a.txt": TEXT,
+        "sub/b.txt": TEXT}
+
+
+@pytest.fixture
+def site() -> Iterator[Callable[[dict[str, str]], Path]]:
+    made: list[Path] = []
+
+    def build(files: dict[str, str]) -> Path:
+        made.append(make_docroot(prefix="confmig-announce-", files=files))
+        return made[-1]
+
+    yield build
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def edited(monkeypatch: pytest.MonkeyPatch, keep: Callable[[str], bool]) -> None:
+    """verify --to nginx runs the conversion without the lines *keep* refuses (its notes
+    unchanged)."""
+    convert = verify_nginx.convert_docroot
+
+    def without(*args: object, **kwargs: object) -> NginxConversion:
+        conversion = convert(*args, **kwargs)  # type: ignore[arg-type]
+        body = "\n".join(line for line in conversion.output.body.split("\n")
+                         if keep(line.strip()))
+        assert body != conversion.output.body, "the edit changed nothing"
+        return dataclasses.replace(conversion,
+                                   output=dataclasses.replace(conversion.output, body=body))
+
+    monkeypatch.setattr(verify_nginx, "convert_docroot", without)
+
+
+def run(root: Path) -> VerifyReport:
+    return verify(VerifyRequest(target="nginx", docroot=root, timeout=300))
+
+
+def test_a_wider_answer_under_an_announced_directory_fails(
+        site: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch,
+        apache_binary: object, nginx_binary: object) -> None:
+    root = site(DENIED)
+    report = run(root)
+    assert report.exit_code == 0 and not report.wider, report.summary()
+    assert report.conversion.announces(root / "private")
+    # the converted server forgets private/'s denial: its files are served
+    edited(monkeypatch, lambda line: line != "return 403;")
+    report = run(root)
+    assert report.exit_code == 1, report.summary()
+    widened = {r.probe.path: (r.original.status, r.converted.status) for r in report.wider}
+    assert widened.get("/private/secret.txt") == (403, 200), report.summary()
+    assert all(not r.announced for r in report.wider)
+    assert "wider than Apache" in report.summary()
+    assert report.to_json()["wider"] == len(report.wider)
+
+
+def test_dropped_gzip_lines_fail_although_the_gzip_note_stays(
+        site: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch,
+        apache_binary: object, nginx_binary: object) -> None:
+    root = site(GZIP)
+    report = run(root)
+    assert report.exit_code == 0, report.summary()
+    assert any(n.directive == "AddOutputFilterByType" for n in report.conversion.untranslatable)
+    edited(monkeypatch, lambda line: not line.startswith("gzip") or line == "gzip off;")
+    report = run(root)
+    assert any(n.directive == "AddOutputFilterByType" for n in report.conversion.untranslatable)
+    assert report.exit_code == 1, report.summary()
+    lost = {(r.probe.path, d.field, d.original, d.converted)
+            for r in report.unannounced for d in r.diffs}
+    assert ("/a.txt", "content-encoding", "gzip", "(absent)") in lost, report.summary()
+    assert not report.wider
