@@ -605,6 +605,7 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         raise Untranslatable("[B]/[BNP]/[QSL]/[DPI]/[UnsafeAllow3F] are not translated")
     regex = per_directory(rule.pattern, plan.strip, rule.nocase)
     lines: list[str] = [noop] if noop else []
+    qmark = _unsafe_qmark(rule)
     saved: dict[int, str] = {}
     checks: list[list[str]] = []
     if rule.conditions:
@@ -630,13 +631,14 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if self_typed:
             lines += _self_typed(out, self_typed)
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
-                          guard or "", continuing, lookups, self_typed),
+                          guard or "", continuing, lookups, self_typed, qmark),
                 f"^{ones}{INTERNAL_TAIL}")
     if not checks and guard is None and not lookups.sets and not lookups.env_read:
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
                     f"if ($uri !~ {qr(regex)}) {{ {_rewrite_any(action)} }}"], ""
+        lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
         if action.startswith("rewrite "):
             return [*lines, action], ""
         return [*lines, f"if ($uri ~ {qr(regex)}) {{ {action} }}"], ""
@@ -644,14 +646,88 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
     op = "!~" if rule.negate else "~"
     lines.append(f'set $confmig_p{number} "";')
     sets = "".join(f" {line}" for line in lookups.sets)  # where $1… are the pattern's
+    if qmark:
+        lines.append('set $confmig_qmark "";')
+        sets += f' set $confmig_qmark "{"".join(qmark)}";'
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{sets} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
+    lines += _qmark_checks(rule, qmark, flag, ones)
     lines += _env_unset(rule, number, flag, ones, lookups, out)
     final = action if not action.startswith("rewrite ") or not rule.negate else \
         _rewrite_any(action)
     lines.append(f"if ({flag} = {ones}) {{ {final} }}")
     return lines, f"^{ones}\\z"
+
+
+#: A '?' in the value set from the parts: nginx's ``set`` escapes a capture ($1…) when the
+#: request's URI had a %-escape or a '+' (a '?' becomes %3F, a '%' %25); without either,
+#: the path holds no '?' and no '%'.  ``$uri`` is not escaped.  (With both in the value, a
+#: decoded path's own "%3F" — from %253F — also counts: stricter.)
+QMARK_RE = "(?:\\?|%3F)"
+QMARK_URI_RE = "\\?"
+
+
+#: A '%' not followed by two hex digits in the same value (escaped: %25 so followed; as
+#: decoded, from $uri: the '%' itself).
+BAD_ESCAPE_RE = "%(?:25)?(?![0-9A-Fa-f]{2})"
+BAD_ESCAPE_URI_RE = "%(?![0-9A-Fa-f]{2})"
+
+
+def _part_res(parts: list[str]) -> tuple[str, str]:
+    """The '?' and bad-escape regexes for a value set from *parts*."""
+    if parts == ["$uri"]:
+        return QMARK_URI_RE, BAD_ESCAPE_URI_RE
+    return QMARK_RE, BAD_ESCAPE_RE
+
+
+def _unsafe_qmark(rule: RewriteRule) -> list[str]:
+    """The nginx variables whose value, if it holds a ``?``, makes Apache (2.4.60+) answer
+    403: the substitution's first ``?`` then comes from an expansion rather than its own
+    text (the model's ``expand_tracking``).  A ``$N`` of the pattern or ``%{REQUEST_URI}``
+    before the substitution's own ``?`` holds one when the decoded path has a ``%3F``.
+    Other expansions (``%N``, other variables, maps) are not checked."""
+    if rule.nosub or rule.negate:
+        return []
+    parts: list[str] = []
+    for token in tokenize(rule.substitution):
+        if token[0] == TOKEN_SPAN and "?" in token[1]:
+            break
+        if token[0] == TOKEN_REF and token[1] == "$" and f"${token[2]}" not in parts:
+            parts.append(f"${token[2]}")
+        elif token[0] == TOKEN_VAR and token[1] == "REQUEST_URI" and "$uri" not in parts:
+            parts.append("$uri")
+    return parts
+
+
+def _qmark_checks(rule: RewriteRule, parts: list[str], flag: str, applies: str,
+                  bad_escape: str = "") -> list[str]:
+    """After the line that sets *flag* (``$confmig_qmark`` set to *parts* where the pattern
+    matched): 403 where the flag's value matches *applies* (the pattern and the
+    conditions held) and the parts hold a ``?``; with *bad_escape* (the flag's value where an
+    internal rewrite is made), 400 where they hold a bad %-escape: Apache's internal
+    redirect parses the new path again."""
+    if not parts:
+        return []
+    qmark_re, bad_re = _part_res(parts)
+    out = [f"# {_where(rule)}: a '?' from {', '.join(parts)} (a decoded %3F) is Apache's 403",
+           f'set $confmig_qmark "${{{flag[1:]}}}:$confmig_qmark";',
+           f'if ($confmig_qmark ~ "^{applies}:[\\s\\S]*{qmark_re}") {{ return 403; }}']
+    if bad_escape:
+        out.append(f'if ($confmig_qmark ~ "^{bad_escape}:[\\s\\S]*{bad_re}") '
+                   "{ return 400; }")
+    return out
+
+
+def _qmark_lines(rule: RewriteRule, regex: str, parts: list[str]) -> list[str]:
+    """403 where the rule's pattern matches and *parts* (:func:`_unsafe_qmark`) hold a
+    ``?``: exactly Apache's answer when nothing else decides whether the rule runs."""
+    if not parts:
+        return []
+    return [f"# {_where(rule)}: a '?' from {', '.join(parts)} (a decoded %3F) is Apache's 403",
+            'set $confmig_qmark "";',
+            f'if ($uri ~ {qr(regex)}) {{ set $confmig_qmark "{"".join(parts)}"; }}',
+            f'if ($confmig_qmark ~ "{_part_res(parts)[0]}") {{ return 403; }}']
 
 
 def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lookups,
@@ -676,7 +752,8 @@ def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lo
 def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved: dict[int, str],
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
-              lookups: Lookups | None = None, typed: int = 0) -> list[str]:
+              lookups: Lookups | None = None, typed: int = 0,
+              qmark: list[str] | None = None) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect; with the rule's ``[T]`` type: the status
@@ -689,10 +766,16 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     lines.append(f'set {to} "";')
     also = "".join(f" {line}" for line in (lookups.sets if lookups else []))
     also += "" if rule.negate or target is None else f" set {to} {q(target)};"
+    if qmark:
+        lines.append('set $confmig_qmark "";')
+        also += f' set $confmig_qmark "{"".join(qmark)}";'
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
     ones = "1" * (len(checks) + 1)
+    # the 403 before mod_dir's 301; the 400 only where the last line rewrites
+    lines += _qmark_checks(rule, qmark or [], flag, f"{ones}[01]",
+                           "" if continuing else f"{ones}1")
     if not rule.negate and target is not None:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
         if typed:  # no internal redirect: [T]'s type, for a file (a directory: denied)
