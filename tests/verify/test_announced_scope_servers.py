@@ -138,3 +138,19 @@ def test_a_qmark_from_an_expansion_is_403_on_both(
     # exact, so nothing to announce about it (fc/'s rule keeps its PATH_INFO note)
     assert report.exit_code == 0 and not report.differing, report.summary()
     assert {n.line for n in report.conversion.untranslatable} <= {12}
+
+
+def test_setenvif_hands_the_login_to_php_on_both(
+        site: Callable[[dict[str, str]], Path], apache_binary: object, nginx_binary: object,
+        php_fpm_binary: Path) -> None:
+    """Kirby's ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1``: Apache's script sees
+    the login, so nginx's must too (found when the directory's gzip and Header notes stopped
+    excusing the script's different environment)."""
+    root = site({".htaccess": 'SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1\n'
+                              "RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
+                              "RewriteRule ^(.*) index.php [L]\n"
+                              "AddOutputFilterByType DEFLATE text/plain\n",
+                 "index.php": "<?php echo 'i';\n", "sub/x.php": "<?php echo 'x';\n"})
+    report = verify(VerifyRequest(target="nginx", docroot=root, php_fpm=True, timeout=300))
+    logins = [r for r in report.differing if ("Authorization" in dict(r.probe.headers))]
+    assert report.exit_code == 0 and not logins, report.summary()

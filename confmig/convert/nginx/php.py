@@ -18,7 +18,7 @@ the application sees on both sides and compares):
   remembered;
 * Apache never passes the ``Authorization`` header to a script (``CGIPassAuth Off``), nor
   ``Proxy``/``Proxy-Authorization``: only what ``[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``
-  set, possibly empty.  nginx passes every header, so those are overridden here.
+  set, possibly empty, or ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1``.  nginx passes every header, so those are overridden here.
 
 What cannot be carried over is announced, never dropped silently.
 """
@@ -240,12 +240,18 @@ class PhpEmitter:
     """The PHP locations of one server (one per scope and per ``<Files>`` location that
     may meet a ``.php`` request), the server-level lines and the ``map`` blocks."""
 
-    def __init__(self, address: str, http: HttpMaps, scopes: Iterable[tuple[str, Settings]]
-                 ) -> None:
+    def __init__(self, address: str, http: HttpMaps, scopes: Iterable[tuple[str, Settings]],
+                 authorization: Iterable[str] = ()) -> None:
+        """*authorization*: the scope ids where SetEnvIf hands the Authorization header to
+        scripts as HTTP_AUTHORIZATION (when it is sent)."""
         self.address = address
         self.http = http
         #: scope id → its header copies (the first pass's decide the REDIRECT_ variables)
         self.envs = {sid: scope_env(settings) for sid, settings in scopes}
+        for sid in authorization:
+            env = self.envs.get(sid)
+            if env is not None and env.authorization is None:
+                env.copies.append(EnvCopy("HTTP_AUTHORIZATION", "Authorization", False))
         self.named: dict[str, list[str]] = {}
 
     def notes(self, sid: str) -> list[tuple[Source | None, str]]:

@@ -144,8 +144,8 @@ class Renderer:
         #: (directory, source, label) of a <Files> section with a login → its route
         self.files_logins: dict[tuple[str, str, str], FilesLogin] = {}
         self.php = PhpEmitter(options.php_fpm, self.http, [
-            (self.scope_ids[s.directory], s.settings) for s in plan.scopes]) \
-            if options.php_fpm else None
+            (self.scope_ids[s.directory], s.settings) for s in plan.scopes],
+            _authorization_scopes(plan, self.scope_ids)) if options.php_fpm else None
 
     # -- whole server ---------------------------------------------------------------------
 
@@ -762,6 +762,16 @@ class Renderer:
                 "gzip on;", f"gzip_types {' '.join(listed) or 'text/html'};",
                 "gzip_min_length 69;", "gzip_http_version 1.0;", "gzip_proxied any;",
                 "gzip_vary on;"]
+
+
+def _authorization_scopes(plan: SitePlan, scope_ids: dict[str, str]) -> set[str]:
+    """The scopes where ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1`` (the plan's
+    note that it only hands the header to scripts) is in force: Apache gives a script
+    HTTP_AUTHORIZATION there when the header is sent."""
+    roots = [n.scope.rstrip("/") for n in plan.notes if not n.changes_behaviour
+             and n.directive.lower() in ("setenvif", "setenvifnocase")]
+    return {sid for directory, sid in scope_ids.items()
+            if any(directory == r or directory.startswith(r + "/") for r in roots)}
 
 
 def _directory_404(settings: Settings) -> bool:
