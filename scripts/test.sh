@@ -55,4 +55,4 @@ bare_smoke() {
 }
 bare_smoke
 
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --hypothesis-profile=ci "$@"
