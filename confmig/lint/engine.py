@@ -35,7 +35,7 @@ from confmig.lint.context import (
     split_lines,
 )
 from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
-from confmig.lint.finding import Finding, forget_messages
+from confmig.lint.finding import Finding, forget_messages, sort_findings
 from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.rules.docroot_walk import Collector, remember
@@ -353,10 +353,6 @@ def _config_files(env: Environment) -> set[str]:
     return load_config_files(env.server, env.config_path)
 
 
-def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(set(findings), key=lambda f: (f.file, f.line, f.column, f.code, f.message))
-
-
 def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settings,
                   result: LintResult, suppressions: dict[str, list[Suppression]],
                   cache_on: bool, jobs: int | None,
@@ -435,6 +431,11 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         if listing is not None:
             remember(lint_ctx, listing)
         tree_findings = rules.check_tree(lint_ctx)
+        # A tree rule's closure can put lint_ctx in a reference cycle, which only the cycle
+        # collector frees (seldom during a lint, see _collect_less): let go of the files'
+        # trees now (a 1 MB file's tree stayed alive through the sort of its findings).
+        for entry in lint_ctx.access:
+            entry.loaded_context = None
     out: list[Finding] = []
     for plan in plans:
         assert plan.findings is not None

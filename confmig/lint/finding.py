@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from operator import attrgetter
 
 
 class Severity(StrEnum):
@@ -54,3 +56,36 @@ class Finding:
         if self.line <= 0:
             return self.file
         return f"{self.file}:{self.line}:{self.column}"
+
+
+# The order findings are reported in, most significant first.
+_ORDER = ("file", "line", "column", "code", "message")
+_KEYS = tuple(attrgetter(name) for name in reversed(_ORDER))
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    """``findings`` by file, line, column, code and message, each equal finding once.
+
+    One stable sort per field, the least significant first, rather than one sort on a tuple
+    of the five: a key tuple per finding is ~100 bytes, and a 1 MB file can have a finding on
+    every line (DUP002 on 47,620 repeated lines: 4.5 MB of keys, the peak of the whole lint);
+    each pass here holds one reference per finding.  Equal findings have equal fields, so
+    they end up in one run of equal keys, where the duplicates are dropped.
+    """
+    out = list(findings)
+    for key in _KEYS:
+        out.sort(key=key)
+    kept = 0
+    run_start = 0
+    for finding in out:
+        if kept > run_start:
+            last = out[kept - 1]
+            if (last.line != finding.line or last.column != finding.column
+                    or last.message != finding.message or last.code != finding.code
+                    or last.file != finding.file):
+                run_start = kept
+        if finding not in out[run_start:kept]:  # a run is a finding or a few
+            out[kept] = finding
+            kept += 1
+    del out[kept:]
+    return out

@@ -4,8 +4,9 @@ immutable per-module configs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from types import MappingProxyType
 from typing import Any, Literal
 
 from confmig.model.mapping import AliasEntry
@@ -48,6 +49,11 @@ MODULE_KEYS = {
 }
 # Modules whose whole config one section holds (no merger): their empty config.
 NO_MERGER_CONFIGS = {"authn_file": AuthnFileDir, "authz_groupfile": GroupFileDir}
+# What most sections' core config holds: one shared empty value each, not one per section
+# (an empty frozenset is 216 bytes; a 1 MB file of <Files> blocks has 30,000 sections).
+_NO_NAMES: frozenset[str] = frozenset()
+_NO_DOCUMENTS: Mapping[int, tuple[str, Directive]] = MappingProxyType({})
+_DEFAULT_CORE: dict[int, CoreDir] = {}  # the core config of a section that sets none of it
 
 
 class SectionBuilder:
@@ -169,16 +175,25 @@ class SectionBuilder:
         (core always has one, as in Apache)."""
         core = dict(self.core)
         unset = OPT_SERVER_DEFAULT if self.context == "server" else OPT_UNSET
-        modules: dict[str, Any] = {"core": CoreDir(
-            opts=core.get("opts", unset), opts_add=core.get("opts_add", 0),
-            opts_remove=core.get("opts_remove", 0), override=core.get("override"),
-            nonfatal=frozenset(core.get("nonfatal", ())),
-            override_opts=core.get("override_opts"), override_list=core.get("override_list"),
-            mime_type=core.get("mime_type"), handler=core.get("handler"),
-            default_charset=core.get("default_charset"),
-            error_documents=core.get("error_documents", {}),
-            accept_path_info=core.get("accept_path_info"),
-            files=tuple(self.files), ifs=tuple(self.ifs))}
+        if not core and not self.files and not self.ifs:
+            # nothing of core's set here: one shared CoreDir (it is immutable)
+            default = _DEFAULT_CORE.get(unset)
+            if default is None:
+                default = _DEFAULT_CORE[unset] = CoreDir(
+                    opts=unset, nonfatal=_NO_NAMES, error_documents=_NO_DOCUMENTS)
+            core_dir = default
+        else:
+            core_dir = CoreDir(
+                opts=core.get("opts", unset), opts_add=core.get("opts_add", 0),
+                opts_remove=core.get("opts_remove", 0), override=core.get("override"),
+                nonfatal=frozenset(core["nonfatal"]) if core.get("nonfatal") else _NO_NAMES,
+                override_opts=core.get("override_opts"), override_list=core.get("override_list"),
+                mime_type=core.get("mime_type"), handler=core.get("handler"),
+                default_charset=core.get("default_charset"),
+                error_documents=core.get("error_documents") or _NO_DOCUMENTS,
+                accept_path_info=core.get("accept_path_info"),
+                files=tuple(self.files), ifs=tuple(self.ifs))
+        modules: dict[str, Any] = {"core": core_dir}
         t = self.touched
         if "mime" in t:
             maps = {ext: ExtInfo(**vals) for ext, vals in self.mime_exts.items()}

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.mapping import RegexError, compile_config_regex
@@ -68,6 +69,8 @@ def merge_headers(base: HeadersDir, new: HeadersDir) -> HeadersDir:
 
 _HEADER_ACTIONS = frozenset(["set", "setifempty", "add", "append", "merge", "unset", "echo",
                              "edit", "edit*", "note"])
+# each action's name as one shared string (``.lower()`` makes a new one every time)
+_ACTION_NAMES = {action: action for action in _HEADER_ACTIONS}
 
 
 @handles("header")
@@ -80,6 +83,7 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     if args[0].lower() in ("always", "onsuccess"):
         always = args.pop(0).lower() == "always"
     action = args.pop(0).lower() if args else ""
+    action = _ACTION_NAMES.get(action, action)
     name = args.pop(0) if args else ""
     value = args.pop(0) if args else None
     subs = args.pop(0) if args else None
@@ -151,7 +155,8 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
             if isinstance(parsed, str):
                 return parsed
             form = parsed
-    name = name.split(":", 1)[0]
+    if ":" in name:
+        name = name.split(":", 1)[0]
     b.touched.add("headers")
     entry = HeaderEntry(d, action, name, value, subs, always, env, expr,  # type: ignore[arg-type]
                         early, value_expr, regex, form)
@@ -165,10 +170,14 @@ FORMAT_TAGS = frozenset("Dtesli" "b")
 _ESCAPES = {"\\": "\\", "r": "\r", "n": "\n", "t": "\t"}
 
 
+@lru_cache(maxsize=1024)
 def parse_format(text: str) -> tuple[tuple[str, str], ...] | str:
     """``parse_format_string``: text (``\\r``, ``\\n``, ``\\t`` and ``\\\\`` escapes resolved,
     other backslashes kept), ``%%``, and ``%X``/``%{ARG}X`` tags; an unknown tag is Apache's
-    error ("Unrecognized header format %X")."""
+    error ("Unrecognized header format %X").  Remembered per text (the result is immutable):
+    the entries of equal values share one, as a file repeating a Header line does."""
+    if "%" not in text and "\\" not in text:
+        return (("", text),) if text else ()
     parts: list[tuple[str, str]] = []
     i, n = 0, len(text)
     while i < n:

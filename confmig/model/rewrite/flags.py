@@ -75,7 +75,7 @@ def rule_flag(rule: RewriteRule, key: str, val: str, notes: list[str]) -> str | 
         if not rest or rest == "hain":
             rule.chain = True
         elif rest in ("o", "ookie"):
-            rule.cookies.append(val)
+            rule.cookies = [*rule.cookies, val]
         else:
             error = True
     elif first == "d":
@@ -88,7 +88,7 @@ def rule_flag(rule: RewriteRule, key: str, val: str, notes: list[str]) -> str | 
                          "(only D, DPI and discardpath discard PATH_INFO)")
     elif first == "e":
         if not rest or rest == "nv":
-            rule.env.append(val)
+            rule.env = [*rule.env, val]
         elif rest == "nd":
             rule.end = True
         else:

@@ -212,7 +212,7 @@ class _Parser:
         if parsed is None:
             self.problem(d, f"RewriteCond: bad argument line '{_raw_args(d)}'", fatal=True)
             return
-        test, raw_pattern, flags_text = parsed
+        test, raw_pattern, flags_text = _shared(parsed, d.args)
         cond = Condition(d, test, raw_pattern, raw_pattern, "regex", flags_text=flags_text or "")
         if flags_text is not None:
             err = parse_flag_field(flags_text, lambda k, v: cond_flag(cond, k))
@@ -283,7 +283,7 @@ class _Parser:
             self.problem(d, f"RewriteRule: bad argument line '{raw}'", fatal=True)
             self.pending = []
             return
-        pattern, subst, flags_text = parsed
+        pattern, subst, flags_text = _shared(parsed, d.args)
         rule = RewriteRule(d, pattern, _NEVER, subst, subst, flags_text=flags_text or "")
         notes: list[str] = []
         if flags_text is not None:
@@ -319,8 +319,9 @@ class _Parser:
             self.problem(d, "RewriteRule [P]: proxying is recognised but not modelled")
         if self.config.context == "directory" and rule.passthrough:
             self.problem(d, "RewriteRule [PT] has no effect in per-directory context")
-        rule.conditions = self.pending
-        self.pending = []
+        if self.pending:
+            rule.conditions = self.pending
+            self.pending = []
         self.config.rules.append(rule)
 
 
@@ -342,6 +343,22 @@ def _raw_args(d: Directive) -> str:
     if d.args_text:
         return d.args_text
     return " ".join(d.args)
+
+
+def _shared(parsed: tuple[str, str, str | None], words: Sequence[str]
+            ) -> tuple[str, str, str | None]:
+    """``parsed``, with each argument that equals the directive's word at its place replaced
+    by that word: the same text, held once (a file of rules kept each rule's pattern and
+    substitution twice)."""
+    a1, a2, a3 = parsed
+    n = len(words)
+    if n > 0 and words[0] == a1:
+        a1 = words[0]
+    if n > 1 and words[1] == a2:
+        a2 = words[1]
+    if a3 is not None and n > 2 and words[2] == a3:
+        a3 = words[2]
+    return a1, a2, a3
 
 
 def parse_arg_line(text: str) -> tuple[str, str, str | None] | None:

@@ -87,7 +87,9 @@ class Regex:
     """A pattern from a config, compiled once with pcre2 as Apache would compile it.
 
     ``search(subject)`` is chosen once per pattern (an instance attribute, not a method): a
-    request runs a few of them for every rule it meets."""
+    request runs a few of them for every rule it meets.  It is made on first use
+    (:meth:`__getattr__`): a lint compiles every pattern of a file and matches none, and the
+    function with its cells took more memory than the rule it belongs to."""
 
     __slots__ = ("_groups", "_pattern", "names", "nocase", "search", "source")
 
@@ -100,7 +102,14 @@ class Regex:
         self.names: tuple[tuple[int, str], ...] = tuple(sorted(
             (number, name if isinstance(name, str) else from_bytes(name))
             for name, number in self._pattern.groupindex.items()))
-        self.search: Callable[[str], Captures | None] = self._searcher()
+        self.search: Callable[[str], Captures | None]  # made by __getattr__ on first use
+
+    def __getattr__(self, name: str) -> Callable[[str], Captures | None]:
+        """Called only for an attribute that is not set: ``search`` before its first use."""
+        if name != "search":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        search = self.search = self._searcher()
+        return search
 
     def search_span(self, subject: bytes) -> tuple[int, int, Captures] | None:
         """A match in *subject* (bytes) with the byte offsets of ``$0`` (for callers that

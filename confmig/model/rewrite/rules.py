@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -67,7 +67,9 @@ class RewriteRule:
     regex: Regex
     substitution: str
     raw_substitution: str
-    conditions: list[Condition] = field(default_factory=list)
+    # Empty sequences are one shared tuple (a 1 MB file of rules without conditions or
+    # [E]/[CO] flags made three empty lists per rule); never modified in place.
+    conditions: Sequence[Condition] = ()
     flags_text: str = ""
     negate: bool = False
     nosub: bool = False  # substitution "-" or a status flag (F, G, R=4xx/5xx)
@@ -95,8 +97,8 @@ class RewriteRule:
     backref_noescapes: str | None = None
     backref_noplus: bool = False
     backref_ctls: bool = False
-    env: list[str] = field(default_factory=list)
-    cookies: list[str] = field(default_factory=list)
+    env: Sequence[str] = ()
+    cookies: Sequence[str] = ()
     mime_type: str | None = None
     handler: str | None = None
     unsafe_prefix_stat: bool = False
