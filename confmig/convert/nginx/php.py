@@ -18,7 +18,8 @@ the application sees on both sides and compares):
   remembered;
 * Apache never passes the ``Authorization`` header to a script (``CGIPassAuth Off``), nor
   ``Proxy``/``Proxy-Authorization``: only what ``[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``
-  set, possibly empty, or ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1``.  nginx passes every header, so those are overridden here.
+  set, possibly empty, or ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1``.  nginx
+  passes every header, so those are overridden here.
 
 What cannot be carried over is announced, never dropped silently.
 """
