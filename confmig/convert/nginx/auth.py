@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from confmig.convert.nginx.headers import literal
 from confmig.convert.nginx.maps import HttpMaps
+from confmig.convert.nginx.regex import pcre_literal
 from confmig.convert.nginx.rewrite import q
 from confmig.model.plan import BasicLogin, FilesScope
 
@@ -85,18 +86,13 @@ def login_lines(login: BasicLogin, maps: HttpMaps) -> LoginLines:
     if users is None:
         out.lines.append(f"auth_basic_user_file {q(login.user_file)};")
         return out
-    pattern = "^(?:" + "|".join(_escape(u) for u in users) + ")\\z" if users else "(?!)"
+    pattern = "^(?:" + "|".join(pcre_literal(u) for u in users) + ")\\z" if users else "(?!)"
     chosen = maps.map("$remote_user", [(f"~{pattern}", q(login.user_file))], q(NOBODY))
     out.lines += ["# only these users: the file for them, an empty one for anyone else",
                   f"auth_basic_user_file {chosen};"]
     return out
 
 
-def _escape(text: str) -> str:
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
-    return "".join(out)
 
 
 #: ``error_page`` codes of the named locations asking for a ``<Files>`` login (nginx uses

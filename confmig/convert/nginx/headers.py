@@ -8,7 +8,7 @@ from typing import Protocol
 import pcre2
 
 from confmig.convert.nginx.maps import HttpMaps
-from confmig.convert.nginx.regex import Untranslatable, after, url_path
+from confmig.convert.nginx.regex import Untranslatable, after, pcre_literal, url_path
 from confmig.convert.nginx.rewrite import q
 from confmig.model.expr import ExprError
 from confmig.model.expr.nodes import Match, Variable
@@ -55,9 +55,9 @@ def expires_lines(settings: Settings, maps: HttpMaps, note: Note,
     exact = [(m, c) for m, c in exp.by_type if not m.endswith("/*")]
     wild = [(m, c) for m, c in exp.by_type if m.endswith("/*")]
     for mime, code in exact:
-        entries.append((f"~*^[1-3]\\d\\d:{_escape(mime)}(?:;|\\z)", code))
+        entries.append((f"~*^[1-3]\\d\\d:{pcre_literal(mime)}(?:;|\\z)", code))
     for mime, code in wild:
-        entries.append((f"~*^[1-3]\\d\\d:{_escape(mime[:-1])}[^;]*(?:;|\\z)", code))
+        entries.append((f"~*^[1-3]\\d\\d:{pcre_literal(mime[:-1])}[^;]*(?:;|\\z)", code))
     if exp.default:
         entries.append(("~^[1-3]\\d\\d:", exp.default))
     rows = []
@@ -270,9 +270,3 @@ def _content_type_condition(expr: str) -> tuple[str, bool] | None:
     return None
 
 
-def _escape(text: str) -> str:
-    """A literal for a PCRE (as confmig writes it)."""
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
-    return "".join(out)

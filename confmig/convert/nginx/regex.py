@@ -65,9 +65,19 @@ def _scan_counting(pattern: str, anchor: str) -> tuple[str, int, bool]:
     return "".join(out), anchors, top_alternation
 
 
+def pcre_literal(text: str) -> str:
+    """*text* as a PCRE that matches exactly these characters (as confmig writes it: only
+    the metacharacters get a backslash)."""
+    return "".join("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch for ch in text)
+
+
+def _quoted_prefix(prefix: str) -> str:
+    return re.escape(prefix).replace("\\/", "/")
+
+
 def per_directory(pattern: str, prefix: str, nocase: bool) -> str:
     """The nginx regex (against ``$uri``) for per-directory *pattern* under URL *prefix*."""
-    quoted = re.escape(prefix).replace("\\/", "/")
+    quoted = _quoted_prefix(prefix)
     look = f"(?<=^{quoted})"
     body, anchors, alternation = _scan_counting(pattern, look)
     flags = "(?i)" if nocase else ""
@@ -84,8 +94,7 @@ def per_directory_candidate(pattern: str, prefix: str, nocase: bool) -> str:
     its pattern searched anywhere instead of after ``^PREFIX.*?``, which without JIT copies
     a frame for every character; PCRE2 skips to where the pattern can start."""
     regex = per_directory(pattern, prefix, nocase)
-    quoted = re.escape(prefix).replace("\\/", "/")
-    lazy = f"(?s)^{quoted}.*?(?:"
+    lazy = f"(?s)^{_quoted_prefix(prefix)}.*?(?:"
     if not regex.startswith(lazy):
         return regex  # "^PREFIX…" at once: anchored, cheap already
     return f"(?s)(?:{regex[len(lazy):]}"

@@ -43,6 +43,7 @@ from confmig.convert.nginx.regex import (
     basename,
     files_candidate,
     name_then_path,
+    pcre_literal,
     per_directory_candidate,
     then_path_beyond,
     then_path_chain,
@@ -307,7 +308,7 @@ class Renderer:
                 and self.plan.scope_for(link.path.rsplit("/", 1)[0]) is scope]
         if not urls:
             return []
-        name = self.http.map("$uri", [(f"~^{_escape(url)}(?:/|\\z)", "1") for url in urls],
+        name = self.http.map("$uri", [(f"~^{pcre_literal(url)}(?:/|\\z)", "1") for url in urls],
                              '""')
         return [f"# symlinks Apache does not follow (403): {', '.join(urls)}",
                 f"if ({name}) {{ return 403; }}"]
@@ -645,7 +646,7 @@ class Renderer:
                 if redirect.regex:
                     regex = url_path(redirect.pattern)
                 else:
-                    regex = "^" + _escape(redirect.pattern.rstrip("/")) + (
+                    regex = "^" + pcre_literal(redirect.pattern.rstrip("/")) + (
                         "(/.*)?\\z" if not redirect.pattern.endswith("/") else "/(.*)\\z")
             except Untranslatable as exc:
                 self._note(redirect.source, "RedirectMatch", f"{exc}: denied",
@@ -848,12 +849,6 @@ def _prepend(lines: list[str], denials: list[str]) -> None:
         lines[:0] = denials  # before a 401 or a 500 of the directory's own access rules
 
 
-def _escape(text: str) -> str:
-    """A literal for a PCRE (as confmig writes it)."""
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in r".^$|?*+()[]{}\\" else ch)
-    return "".join(out)
 
 
 def render_plan(plan: SitePlan, options: NginxOptions | None = None) -> NginxOutput:
