@@ -67,8 +67,24 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
                           "tomllib", "difflib", "traceback", "pkgutil", "rich",
                           "tempfile", "shutil", "bz2", "lzma")) == []
     # SEC002 asks the request model which sensitive files Apache would send with the file's
-    # directory as the DocumentRoot (one decision, issue 11): the model is loaded for it
+    # directory as the DocumentRoot (one decision, issue 11): the model is loaded for it —
+    # without the expression model, which only an <If>, Require expr, Header … expr=… or
+    # SetEnvIfExpr needs (the next tests)
     assert "confmig.model.evaluate" in names and "confmig.model.listed_files" in names
+    assert loaded(names, ("confmig.model.expr",)) == []
+
+
+def test_lint_of_one_file_without_rewrite_rules_loads_no_rewrite_engine(tmp_path: Path,
+                                                                       htaccess: Path) -> None:
+    # The request model (SEC002) runs a ruleset only where the file has one, and lint's
+    # scopes read the Rewrite* directives without the engine that runs them
+    htaccess.write_text("Options -Indexes\nHeader set X-Frame-Options DENY\n"
+                        "<FilesMatch \"\\.(bak|sql)$\">\n    Require all denied\n"
+                        "</FilesMatch>\n")
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
+    assert "confmig.model.evaluate" in names and "confmig.model.rewrite.parse" in names
+    assert loaded(names, ("confmig.model.rewrite.engine", "confmig.model.rewrite.apply",
+                          "confmig.model.rewrite.expand", "confmig.model.expr")) == []
 
 
 def test_lint_on_a_terminal_prints_with_rich(tmp_path: Path, htaccess: Path) -> None:

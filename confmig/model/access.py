@@ -10,14 +10,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.authn import authenticate, groups_of, in_required_group
-from confmig.model.expr import Evaluation as ExprRun
-from confmig.model.expr import (
-    ExprError,
-    ExprEvalError,
-    ExprUnsupported,
-    parse_cached,
-    parse_string_cached,
-)
 from confmig.model.merge import AccessDir, AuthnDir, AuthzDir, AuthzNode, ip_matches
 from confmig.model.merge.authz import require_expr_text
 from confmig.model.remotehost import client_host_name, in_domain, resolves_to_client
@@ -228,6 +220,9 @@ def provider(ev: Evaluation, node: AuthzNode, rnd: Round, method: str,
     if name == "env":
         return "granted" if any(a in rnd.env for a in args) else "denied"
     if name == "expr":
+        # (the expression model is imported where an expression is met: issue 17)
+        from confmig.model.expr import ExprEvalError, ExprUnsupported, parse_cached
+
         try:
             ok = parse_cached(require_expr_text(node.args)).evaluate(
                 lookup_for(ev, rnd), ev.now, rnd.vary, ev.expr_subrequest(rnd))
@@ -248,6 +243,14 @@ def user_provider(ev: Evaluation, name: str, args: str, rnd: Round, user: str) -
     if "%{" in args and name in ("user", "group"):
         # user_parse_config/group_parse_config: the line is a string expression, its
         # result split into words; an evaluation error denies
+        from confmig.model.expr import Evaluation as ExprRun
+        from confmig.model.expr import (
+            ExprError,
+            ExprEvalError,
+            ExprUnsupported,
+            parse_string_cached,
+        )
+
         try:
             word = parse_string_cached(args)
         except ExprError as exc:

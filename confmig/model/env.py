@@ -20,8 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.expr.evaluate import Evaluation as ExprRun
-from confmig.model.expr.evaluate import ExprEvalError, ExprUnsupported
 from confmig.model.mapping import substitute
 from confmig.model.merge import EnvDir, SetEnvIfDir, SetEnvIfEntry
 from confmig.model.rewrite.regex import Captures
@@ -104,6 +102,10 @@ def _assign(ev: Evaluation, rnd: Round, entry: SetEnvIfEntry, captures: Captures
 def _match_expr(ev: Evaluation, rnd: Round, entry: SetEnvIfEntry) -> None:
     """``SetEnvIfExpr``: ``ap_expr_exec_re`` (its Vary added; an error is no match); the
     values' ``$N`` name the expression's last regex match."""
+    # (the expression model is imported where an expression is met: issue 17)
+    from confmig.model.expr.evaluate import Evaluation as ExprRun
+    from confmig.model.expr.evaluate import ExprEvalError, ExprUnsupported
+
     run = ExprRun(lookup_for(ev, rnd), ev.now, subrequest=ev.expr_subrequest(rnd))
     try:
         matched = run.cond(entry.expr.tree)

@@ -50,7 +50,6 @@ from confmig.model.answer import Answer, Step
 from confmig.model.dir import dir_fixup, fallback_fixup
 from confmig.model.env import env_fixup, header_parser, post_read_request
 from confmig.model.errordoc import error_response
-from confmig.model.expr.evaluate import escape_path
 from confmig.model.handler import run_handler
 from confmig.model.mapping import server_url_base
 from confmig.model.merge import CoreDir
@@ -398,6 +397,8 @@ class Evaluation:
             if rnd.main_uri is not None and rnd.main_uri == rnd.uri:
                 return False
             if not arg.startswith("/"):
+                from confmig.model.expr.evaluate import escape_path
+
                 arg = escape_path(rnd.uri[:rnd.uri.rfind("/") + 1]) + arg
             sub = self.subrequest(arg, None, method, rnd.env, main_uri=rnd.uri)
             return (sub.status or 200) < 400

@@ -14,13 +14,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.expr import (
-    Evaluation,
-    ExprError,
-    ExprEvalError,
-    ExprUnsupported,
-    parse_cached,
-)
 from confmig.model.mapping import substitute
 from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
 from confmig.model.request import Request
@@ -158,6 +151,14 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
         if h.early:
             continue
         if h.expr is not None:
+            # (the expression model is imported where an expression is met: issue 17)
+            from confmig.model.expr import (
+                ExprError,
+                ExprEvalError,
+                ExprUnsupported,
+                parse_cached,
+            )
+
             try:
                 if not parse_cached(h.expr).evaluate(lookup_for(ev, rnd, table, status),
                                                      ev.now, vary,
@@ -175,6 +176,8 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
         elif h.env is not None and (h.env.lstrip("!") in rnd.env) == h.env.startswith("!"):
             continue
         if h.value_expr is not None:
+            from confmig.model.expr import ExprUnsupported
+
             try:
                 value = _value_expression(ev, h, rnd, table, status)
             except ExprUnsupported as exc:
@@ -191,7 +194,10 @@ def _value_expression(ev: Evaluation, h: HeaderEntry, rnd: Round,
     """``process_tags`` of a value written ``expr=…``: ``ap_expr_str_exec`` (a string result
     adds nothing to Vary: ``ap_expr_exec_ctx`` merges it only for a condition); an
     evaluation error gives "" (AH02557)."""
-    run = Evaluation(lookup_for(ev, rnd, table, status), ev.now,
+    from confmig.model.expr import Evaluation as ExprRun
+    from confmig.model.expr import ExprEvalError
+
+    run = ExprRun(lookup_for(ev, rnd, table, status), ev.now,
                      subrequest=ev.expr_subrequest(rnd))
     try:
         return run.word(h.value_expr)

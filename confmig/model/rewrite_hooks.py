@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 from confmig.model.mapping import server_port
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER
 from confmig.model.rewrite import RewriteConfig, RewriteOutcome, RewriteRequest
-from confmig.model.rewrite import evaluate_server as rewrite_server
-from confmig.model.rewrite.engine import directory_pass
 from confmig.model.rewrite.uri import atoi
 from confmig.model.round import REDIRECT_HANDLER, Round
 
@@ -76,9 +74,13 @@ _NO_CONTEXT = ("", None)  # no Alias context: CONTEXT_PREFIX "", CONTEXT_DOCUMEN
 def run_server(ev: Evaluation, rnd: Round, config: RewriteConfig,
                request: RewriteRequest) -> RewriteOutcome:
     """One pass of the server-context rules (``hook_uri2file``), applied to *rnd*."""
+    # (the engine is imported when a ruleset runs: issue 17, a request model over a site
+    # without mod_rewrite rules does not load it)
+    from confmig.model.rewrite.engine import evaluate_server
+
     ev.rewriting += 1
     try:
-        out = rewrite_server(config, request, trace=ev.trace)
+        out = evaluate_server(config, request, trace=ev.trace)
     finally:
         ev.rewriting -= 1
     return apply_outcome(ev, rnd, out, "translate", None)
@@ -161,6 +163,8 @@ def rewrite_fixup(ev: Evaluation, rnd: Round, method: str, subrequest: bool) -> 
     if (config is None or config.context != "directory" or not config.engine
             or ev.rewrite_ended or filename is None):
         return False
+    from confmig.model.rewrite.engine import directory_pass
+
     request = rewrite_request(ev, rnd, method, subrequest)
     ev.rewriting += 1
     try:

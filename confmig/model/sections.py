@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.applied import AppliedDirective
-from confmig.model.expr import Expr, ExprError, parse_cached
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge import METHODS, CoreDir, DirConfig, SectionBuilder
 from confmig.model.rewrite.regex import Regex
 from confmig.model.wildcard import fnmatch_regex, is_fnmatch
 from confmig.syntax import Directive, Node, Section
+
+if TYPE_CHECKING:
+    # (the expression model is imported where an <If> is met: issue 17, a lint of a file
+    # without one does not load it)
+    from confmig.model.expr import Expr
 
 SectionKind = Literal["server", "directory", "directorymatch", "htaccess", "files", "filesmatch",
                       "location", "locationmatch", "if", "elseif", "else"]
@@ -213,6 +217,8 @@ def build_if_section(node: Section, permit: Permit | None,
     SectionCollector(b, "if", permit, nonfatal).feed(node.children)
     condition = None
     if node.lname != "else":
+        from confmig.model.expr import ExprError, parse_cached
+
         # ifsection: the condition is the first word as ap_getword_conf reads it (quotes
         # removed, \\ and \" unescaped); anything after it is ignored.
         text = node.args[0] if node.args else ""

@@ -23,16 +23,8 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from confmig.model.expr import (
-    Expr,
-    ExprError,
-    ExprEvalError,
-    ExprUnsupported,
-    Lookup,
-    SubRequest,
-)
 from confmig.model.mapping import NAME_MAX, StatCache
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER, DirConfig, OptsState
 from confmig.model.rewrite.regex import Regex, to_bytes
@@ -46,6 +38,21 @@ from confmig.model.site_builder import (
     sort_directories,
 )
 from confmig.model.wildcard import count_dirs, fnmatch_regex, is_fnmatch
+
+if TYPE_CHECKING:
+    from confmig.model.expr import (
+        Expr,
+        ExprError,
+        ExprUnsupported,
+        Lookup,
+        SubRequest,
+    )
+
+# The expression model's names this module offers, imported when first asked for (PEP 562):
+# the walk evaluates an <If> only where the configuration has one, and a request model
+# without one does not load the expression model (issue 17).
+_EXPR_NAMES = frozenset({"Expr", "ExprError", "ExprEvalError", "ExprUnsupported", "Lookup",
+                         "SubRequest"})
 
 __all__ = [
     "DEFAULT_DOCUMENT_ROOT", "DEFAULT_TYPES_CONFIG", "ConfigSection", "DirWalk", "Expr",
@@ -329,6 +336,8 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
             continue
         if entry.kind in ("if", "elseif"):
             assert entry.condition is not None
+            from confmig.model.expr import ExprEvalError, ExprUnsupported
+
             try:
                 ok = entry.condition.evaluate(lookup, clock, vary, subrequest)
             except ExprUnsupported as exc:
@@ -364,3 +373,11 @@ def walk_file(site: Site, server: VirtualServer, filename: str
             walk.match_env = env or None
         found = server.walks[filename] = (walk, sections, site.merged(sections))
     return found
+
+
+def __getattr__(name: str) -> object:
+    if name in _EXPR_NAMES:
+        from confmig.model import expr
+
+        return getattr(expr, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
