@@ -12,9 +12,11 @@ from confmig.servers.apache import (
     ApacheServer,
     ModuleSpec,
     apache_config_test,
+    assumed_modules,
     daemonised,
     default_modules,
     module_short_name,
+    mpm_required,
     resolve_modules,
 )
 from confmig.servers.base import ConfigTestResult, ManagedServer
@@ -57,6 +59,7 @@ __all__ = [
     "ServerUnderTest",
     "WorkerIdentity",
     "apache_config_test",
+    "assumed_modules",
     "daemonised",
     "default_modules",
     "find_apache",
@@ -65,6 +68,7 @@ __all__ = [
     "http_get",
     "make_docroot",
     "module_short_name",
+    "mpm_required",
     "nginx_config_test",
     "pin_to",
     "port_open",

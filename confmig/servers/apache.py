@@ -58,27 +58,70 @@ def debian_enabled_modules(binary: ApacheBinary) -> list[str] | None:
     return names or None
 
 
-def default_modules(binary: ApacheBinary) -> list[str]:
-    """Debian's enabled set (or :data:`BUILTIN_DEFAULT_MODULES`) plus rewrite/headers/expires."""
+def default_modules(binary: ApacheBinary, mpm: str | None = None) -> list[str]:
+    """Debian's enabled set (or :data:`BUILTIN_DEFAULT_MODULES`) plus rewrite/headers/expires.
+
+    With *mpm*, a module that only runs under another MPM is left out: Debian's
+    ``libapache2-mod-php`` enables ``php8.2`` (``# Depends: mpm_prefork``) and switches the
+    machine to prefork, and a threaded MPM refuses to start with it loaded.
+    """
     base = debian_enabled_modules(binary) or list(BUILTIN_DEFAULT_MODULES)
-    return _dedupe([*base, *ALWAYS_ADDED_MODULES])
+    names = _dedupe([*base, *ALWAYS_ADDED_MODULES])
+    if mpm is None:
+        return names
+    return [n for n in names if n.startswith("mpm_") or mpm_required(binary, n) in (None, mpm)]
+
+
+def assumed_modules() -> list[str]:
+    """The modules confmig's model assumes when it is given no configuration: Debian's
+    defaults plus rewrite/headers/expires, whatever this machine has enabled (a machine with
+    mod_php would otherwise run ``application/x-httpd-php`` handlers the model does not)."""
+    return _dedupe([*BUILTIN_DEFAULT_MODULES, *ALWAYS_ADDED_MODULES])
+
+
+_DEPENDS_RE = re.compile(r"^#\s*Depends:(.*)$", re.M)
+
+
+def mpm_required(binary: ApacheBinary, name: str) -> str | None:
+    """The MPM Debian's ``<name>.load`` says the module depends on (``# Depends: mpm_prefork``,
+    read by a2enmod), or None."""
+    if binary.mods_available is None:
+        return None
+    load = binary.mods_available / f"{module_short_name(name)}.load"
+    if not load.is_file():
+        return None
+    for line in _DEPENDS_RE.findall(load.read_text(errors="replace")):
+        for dependency in line.split():
+            if dependency.startswith("mpm_"):
+                return dependency.removeprefix("mpm_")
+    return None
 
 
 def resolve_modules(binary: ApacheBinary, names: Iterable[str],
                     mpm: str | None = None) -> list[ModuleSpec]:
     """Turn module names into ``LoadModule`` specs for *binary*.
 
-    Exactly one MPM is loaded: *mpm* if given, else the one named in *names*, else event.
+    Exactly one MPM is loaded: *mpm* if given, else the one named in *names*, else event;
+    empty *names* and no *mpm* load nothing (the server config brings its own LoadModule
+    lines). A module that Debian's ``.load`` says needs another MPM is refused here, before
+    Apache would refuse it with a less clear message.
     Compiled-in modules are skipped. Order is alphabetical, as Debian's ``*.load`` glob
     (which is what makes e.g. ``proxy`` load before ``proxy_http``).
     """
     shorts = _dedupe(module_short_name(n) for n in names)
     named_mpms = [n.removeprefix("mpm_") for n in shorts if n.startswith("mpm_")]
+    if not shorts and mpm is None:
+        return []  # the server config loads its own modules (a copy of a real configuration)
     if mpm is None:
         mpm = named_mpms[0] if named_mpms else "event"
     if mpm not in MPMS:
         raise ValueError(f"mpm must be one of {MPMS}, got {mpm!r}")
     wanted = [n for n in shorts if not n.startswith("mpm_")] + [f"mpm_{mpm}"]
+    for name in wanted:
+        needed = mpm_required(binary, name)
+        if needed not in (None, mpm):
+            raise ServerConfigError(f"Apache module {name!r} needs mpm_{needed}, not mpm_{mpm} "
+                                    f"(Debian's {name}.load: # Depends: mpm_{needed})")
     static = binary.static_modules
     return [_module_spec(binary, n) for n in sorted(wanted) if n not in static]
 
@@ -159,7 +202,7 @@ class ApacheServer(ManagedServer):
         self.options = options
         self.extra_config = extra_config
         self.server_config = server_config
-        names = default_modules(self.binary) if modules is None else list(modules)
+        names = default_modules(self.binary, mpm) if modules is None else list(modules)
         self.modules = resolve_modules(self.binary, names, mpm)
         self.defines = list(defines)
         self.log_level = log_level

@@ -34,6 +34,7 @@ from confmig.servers import (
     ApacheBinary,
     ApacheServer,
     ServerNotFound,
+    assumed_modules,
     default_modules,
     find_apache,
     make_docroot,
@@ -139,8 +140,9 @@ def prepare(request: VerifyRequest) -> Setup:
     docroot = request.docroot.resolve()
     conversion = convert_docroot(docroot, None, request.defines)
     env = assumed_env(set(request.defines))
+    # The original is what the plan assumed: Debian's modules, not this machine's extras.
     original = ApacheTarget("original", docroot=docroot, allow_override="All",
-                            binary=apache, defines=request.defines,
+                            binary=apache, defines=request.defines, modules=assumed_modules(),
                             extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n")
     site = ProbeSite(docroot, conversion.plan.document_root, state=env.state)
     return Setup(conversion.result, original, _converted(request, conversion, apache), [site],

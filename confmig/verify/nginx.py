@@ -41,7 +41,7 @@ from confmig.servers import (
     ApacheBinary,
     NginxServer,
     ServerUnderTest,
-    default_modules,
+    assumed_modules,
     find_apache,
     find_nginx,
     free_port,
@@ -207,7 +207,7 @@ def prepare(request: VerifyRequest) -> Setup:
         "original", docroot=docroot, allow_override="All", binary=apache,
         defines=request.defines,
         extra_config=f"DirectoryIndex {DEBIAN_INDEX}\n" + (php.apache_config() if php else ""),
-        modules=[*default_modules(apache), "proxy", "proxy_fcgi"] if php else None)
+        modules=[*assumed_modules(), *(["proxy", "proxy_fcgi"] if php else [])])
     converted: ServerUnderTest = NginxTarget(
         "converted", conversion.output.body, conversion.output.http, docroot,
         binary=str(nginx.path))

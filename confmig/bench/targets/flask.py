@@ -134,8 +134,8 @@ class FlaskModWsgiTarget(FlaskTarget):
                                  threads=self.ctx.wsgi_threads)
         binary = find_apache()
         return ApacheServer(self.ctx.docroot, allow_override="None", mpm=self.ctx.mpm,
-                            extra_config=config, binary=binary,
-                            modules=[*default_modules(binary), "wsgi"], cpus=self.ctx.cpus)
+                            extra_config=config, binary=binary, cpus=self.ctx.cpus,
+                            modules=[*default_modules(binary, self.ctx.mpm), "wsgi"])
 
 
 class FlaskWaitressTarget(FlaskTarget):
