@@ -4,14 +4,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 have() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
-# mod_wsgi (which Debian enables on install) and php-fpm: the suite must pass with the
-# third-party modules real servers carry, not only with Debian's default module set.
+# mod_wsgi (which Debian enables on install), mod_php (whose install switches the machine to
+# mpm_prefork) and php-fpm: the suite must pass with the third-party modules real servers
+# carry, not only with Debian's default module set.
 if ! have apache2 || ! have nginx || ! have wrk || ! have strace \
    || [ ! -e /usr/lib/apache2/modules/mod_wsgi.so ] || ! compgen -G '/usr/sbin/php-fpm*' >/dev/null \
+   || ! compgen -G '/usr/lib/apache2/modules/libphp*.so' >/dev/null \
    || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y apache2 nginx wrk strace python3-venv \
-    libapache2-mod-wsgi-py3 php-fpm
+    libapache2-mod-wsgi-py3 php-fpm libapache2-mod-php
 fi
 # Debian's packages start the system services; the tests use their own private servers
 # on free loopback ports and never touch these.

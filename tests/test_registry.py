@@ -71,8 +71,8 @@ def test_mod_wsgi_entries() -> None:
 
 
 def test_mod_php_entries_from_its_source() -> None:
-    # mod_php is not installed here (php-fpm is): these come from php-src's
-    # sapi/apache2handler/apache_config.c (php_dir_cmds), not from a running server.
+    # These come from php-src's sapi/apache2handler/apache_config.c (php_dir_cmds);
+    # tests/test_registry_mod_php.py asks real mod_php (which scripts/test.sh installs).
     reg = registry()
     for name in ("php_value", "php_flag"):
         assert reg.override_classes(name) == {"Options"}  # OR_OPTIONS
