@@ -61,11 +61,13 @@ def test_lint_of_one_file_loads_no_converter_no_pool_and_no_expression_parser(
     # when there is no settings file, difflib is for a misspelt directive, traceback for a
     # rule that raised, pkgutil for listing every module of the rules package; off a
     # terminal the report is written without rich (confmig.console.PlainConsole), and the
-    # cache's temp file (tempfile, and shutil with its compressors) is for writing a cache
+    # cache's temp file (tempfile, and shutil with its compressors) is for writing a cache,
+    # hashlib (and OpenSSL) for its keys, base64 for a Basic login the request model checks
     assert loaded(names, (*NEVER, "lark", "confmig.model.expr.parse", "typer", "click",
                           "confmig.cli", "importlib.resources", "zipfile",
                           "tomllib", "difflib", "traceback", "pkgutil", "rich",
-                          "tempfile", "shutil", "bz2", "lzma")) == []
+                          "tempfile", "shutil", "bz2", "lzma", "hashlib", "_hashlib",
+                          "base64")) == []
     # SEC002 asks the request model which sensitive files Apache would send with the file's
     # directory as the DocumentRoot (one decision, issue 11): the model is loaded for it —
     # without the expression model, which only an <If>, Require expr, Header … expr=… or

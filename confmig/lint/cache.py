@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -29,6 +28,8 @@ _FORMAT = 1
 
 
 def digest(*parts: bytes | str) -> str:
+    import hashlib  # (here: a lint without a cache does not load it, issue 17)
+
     h = hashlib.blake2b(digest_size=16)
     for part in parts:
         h.update(part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part)

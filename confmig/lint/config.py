@@ -10,7 +10,6 @@ looking in the linted path's directory and then upward.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -77,6 +76,8 @@ class Settings:
 
     def key(self) -> str:
         """A digest of everything here that changes which findings are reported."""
+        import hashlib  # (here: only the cache asks, issue 17)
+
         data = [self.select, self.ignore, self.extend_select, self.per_file_ignores]
         return hashlib.blake2b(json.dumps(data).encode(), digest_size=8).hexdigest()
 

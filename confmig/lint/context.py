@@ -607,7 +607,8 @@ class Environment:
     registry: Registry
     layout: ServerLayout | None
     assumed: bool
-    key: str
+    # What the cache's key is made of (:attr:`key`: hashed when a cache asks for it)
+    key_parts: tuple[object, ...]
     notes: list[str] = field(default_factory=list)
     config_path: str | None = None
     module_names: tuple[str, ...] | None = None
@@ -617,6 +618,11 @@ class Environment:
     info_cache: dict[str, DirectiveInfo | None] = field(default_factory=dict)
     module_cache: dict[str, bool] = field(default_factory=dict)
     not_modelled_cache: dict[str, str | None] = field(default_factory=dict)
+
+    @functools.cached_property
+    def key(self) -> str:
+        """What is in force, as a digest (the cache's namespace)."""
+        return digest_parts(*self.key_parts)
 
     def overrides_for(self, directory: str) -> Overrides:
         if self.layout is None:
@@ -679,7 +685,7 @@ def make_environment(config: str | Path | None, defines: set[str],
     module_names = tuple(modules) if modules is not None else None
     if config is None:
         state = ReadState(defines=set(defines), modules=_module_set(module_names))
-        key = digest_parts("assumed", sorted(defines), module_names)
+        key = ("assumed", sorted(defines), module_names)
         # Explicit modules (tests, examples) are known, not assumed.
         return Environment(None, state, reg, None, modules is None, key, [], None,
                            module_names)
@@ -695,7 +701,7 @@ def make_environment(config: str | Path | None, defines: set[str],
             contents.append(Path(path).read_bytes())
         except OSError:
             contents.append(b"")
-    key = digest_parts(str(Path(config).resolve()), sorted(defines), *contents)
+    key = (str(Path(config).resolve()), sorted(defines), *contents)
     return Environment(server, server.state, reg, layout, False, key, notes, str(config), None)
 
 

@@ -14,8 +14,6 @@ Passwords and hashes are never put into the explanation.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -72,6 +70,8 @@ def authenticate(ev: Evaluation, rnd: Round) -> Login:
                 "modelled (the login is checked as sent)")
     digest = None
     if basic.digest_algorithm is not None:  # AuthBasicUseDigestAlgorithm MD5
+        import hashlib  # (here: a request model without a login does not load it, issue 17)
+
         digest = hashlib.md5(f"{user}:{authn.auth_name}:{password}".encode(
             "utf-8", "surrogateescape")).hexdigest()
     providers = basic.providers or ("file",)
@@ -113,6 +113,8 @@ def basic_credentials(header: str | None) -> tuple[str, str] | None:
     prefix = data[:valid]
     if len(prefix) % 4 == 1:
         prefix = prefix[:-1]
+    import base64  # (here: a request without a login does not load it, issue 17)
+
     decoded = base64.b64decode(prefix + b"=" * (-len(prefix) % 4)).split(b"\0", 1)[0]
     user, _, password = decoded.partition(b":")
     return (user.decode("utf-8", errors="surrogateescape"),
