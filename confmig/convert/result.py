@@ -8,8 +8,9 @@ worth knowing that do not change any answer (``warnings``).
 Each note names the directory whose requests it may affect (``scope``), so ``confmig verify``
 can tell a difference the converter announced from one it did not.  A note may also say what
 it is about (``fields``: the compared fields it may change, ``adds_only``: only by adding
-them): it then excuses only those fields.  No note excuses an answer wider than Apache's
-(:func:`confmig.verify.compare.wider`).
+them): it then excuses only those fields; and what the converted server answers instead
+(``answer``, a denial's 403): it then excuses only a difference in such an answer.  No note
+excuses an answer wider than Apache's (:func:`confmig.verify.compare.wider`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,11 @@ class Note:
     #: Only where Apache's answer has no such field (a header it does not send, an empty
     #: body): e.g. nginx compresses more than mod_deflate, never less.
     adds_only: bool = False
+    #: The status the converted server answers instead of Apache's (a denial's 403, the
+    #: 500 of a ruleset written out for fewer rounds): the note excuses a difference only in
+    #: such an answer, where Apache answered something else — every field of it when
+    #: ``fields`` is None (the whole answer is the denial's), else those named.
+    answer: int = 0
 
     @property
     def location(self) -> str:
@@ -65,10 +71,16 @@ class Note:
     def changes_behaviour(self) -> bool:
         return self.kind in BEHAVIOUR_CHANGING
 
-    def excuses(self, field: str, added: bool) -> bool:
+    def excuses(self, field: str, added: bool,
+                statuses: tuple[int, int] | None = None) -> bool:
         """Whether this note explains a difference in *field* (*added*: Apache's answer had
-        no value there, the converted one has)."""
+        no value there, the converted one has) between answers with *statuses* (Apache's,
+        the converted server's; None: not known, which a note with an ``answer`` never
+        excuses)."""
         if not self.changes_behaviour:
+            return False
+        if self.answer and (statuses is None or statuses[1] != self.answer
+                            or statuses[0] == self.answer):
             return False
         if self.fields is None:
             return True
@@ -87,7 +99,8 @@ class Note:
         return {"file": self.file, "line": self.line, "directive": self.directive,
                 "reason": self.reason, "kind": self.kind.value, "scope": self.scope,
                 **({"fields": sorted(self.fields), "adds_only": self.adds_only}
-                   if self.fields is not None else {})}
+                   if self.fields is not None else {}),
+                **({"answer": self.answer} if self.answer else {})}
 
 
 @dataclass
@@ -131,11 +144,15 @@ class ConversionResult:
         """Whether some behaviour-changing note covers a request walking *directory*."""
         return bool(self._covering(directory))
 
-    def excuses(self, directory: str | Path, field: str, added: bool = False) -> bool:
+    def excuses(self, directory: str | Path, field: str, added: bool = False,
+                statuses: tuple[int, int] | None = None) -> bool:
         """Whether a note covering *directory* explains a difference in *field* (*added*:
-        Apache's answer had no value there).  A note that says which fields it is about
-        excuses only those; a wider answer is for the caller to refuse first."""
-        return any(note.excuses(field, added) for note in self._covering(directory))
+        Apache's answer had no value there) between answers with *statuses* (Apache's, the
+        converted one's).  A note that says which fields it is about excuses only those,
+        one that says what the converted server answers instead only in such an answer; a
+        wider answer is for the caller to refuse first."""
+        return any(note.excuses(field, added, statuses)
+                   for note in self._covering(directory))
 
     def serves_500(self, directory: str | Path) -> bool:
         """Whether ``--serve-500`` was asked for a directory covering *directory*."""

@@ -207,8 +207,9 @@ def _result(conversion: ConversionResult, probe: Probe, original: Observed,
     widened = wider(original, converted) and not (
         original.status == 500 and probe.directory is not None
         and conversion.serves_500(probe.directory))
+    statuses = (original.status, converted.status)
     announced = not widened and probe.directory is not None and all(
-        conversion.excuses(probe.directory, d.field, d.added) for d in diffs)
+        conversion.excuses(probe.directory, d.field, d.added, statuses) for d in diffs)
     return ProbeResult(probe, original, converted, diffs, announced, widened)
 
 

@@ -6,18 +6,24 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from rich.console import Console
 
+from confmig.convert.nginx import NginxOptions, convert_docroot
 from confmig.convert.result import ConversionResult, Note, NoteKind
 from confmig.verify.compare import ABSENT, FieldDiff, Observed, differences, wider
 from confmig.verify.probes import Probe
 from confmig.verify.report import VerifyReport
 from confmig.verify.session import _result
+from tests.corpus import needs_corpus
+from tests.verify.sites import corpus_site
 
 ROOT = "/srv/site"
 GZIP = frozenset({"content-encoding", "vary", "content-length", "body"})
+NO_FORM = "no target-neutral form: the plan does not carry it"
 
 
 def conversion(*notes: Note) -> ConversionResult:
@@ -25,8 +31,8 @@ def conversion(*notes: Note) -> ConversionResult:
 
 
 def note(scope: str = ROOT, fields: frozenset[str] | None = None, adds_only: bool = False,
-         kind: NoteKind = NoteKind.UNTRANSLATABLE) -> Note:
-    return Note(f"{scope}/.htaccess", 1, "X", "why", kind, scope, fields, adds_only)
+         kind: NoteKind = NoteKind.UNTRANSLATABLE, answer: int = 0) -> Note:
+    return Note(f"{scope}/.htaccess", 1, "X", "why", kind, scope, fields, adds_only, answer)
 
 
 def answer(status: int, body: str = "page", **headers: str) -> Observed:
@@ -155,3 +161,78 @@ def test_only_serve_500_excuses_a_wider_answer_and_only_for_apaches_500() -> Non
     assert result.wider and not result.announced
     outside = Probe("/page.html", directory=ROOT)
     assert _result(served, outside, error, page, differences(error, page)).wider
+
+
+def test_a_denial_note_excuses_only_its_denial() -> None:
+    """A note whose construct nginx denies (``answer``: 403) excuses an answer that is that
+    denial where Apache answered otherwise — all of it — and nothing else."""
+    probe = Probe("/t", directory=ROOT)
+    denial = conversion(note(answer=403))
+    page = answer(200, "page", **{"cache-control": "max-age=60", "x-frame-options": "DENY"})
+    denied = answer(403, "forbidden")
+    assert _result(denial, probe, page, denied, differences(page, denied)).announced
+    redirect = Observed(302, location="http://h/x", body_sha256="r", body_preview="r")
+    assert _result(denial, probe, redirect, denied, differences(redirect, denied)).announced
+    # another page, another redirect, the same refusal with another header: not the denial
+    for converted in (answer(200, "other page"), answer(301, "moved"),
+                      answer(404, "not found")):
+        result = _result(denial, probe, page, converted, differences(page, converted))
+        assert not result.announced and not result.wider
+    refused = answer(403, "forbidden", x="1")
+    assert not _result(denial, probe, denied, refused, differences(denied, refused)).announced
+    # with fields: only those of the denial
+    named = conversion(note(fields=frozenset({"status", "body"}), answer=403))
+    assert not _result(named, probe, page, denied, differences(page, denied)).announced
+    assert _result(named, probe, answer(200, "page"), denied,
+                   differences(answer(200, "page"), denied)).announced
+    data = note(answer=403).to_json()
+    assert data["answer"] == 403 and "answer" not in note().to_json()
+
+
+def test_an_untranslatable_rule_excuses_only_its_denial(tmp_path: Path) -> None:
+    """The converter's own note for a rule it denies: a 403 where Apache served is
+    announced; a different page where both answered 200 is not (it was, while a rewrite note
+    excused every field)."""
+    (tmp_path / ".htaccess").write_text("RewriteEngine On\nRewriteRule ^t$ /x$0 [L]\n")
+    (tmp_path / "a.txt").write_text("a\n")
+    result = convert_docroot(tmp_path, None, NginxOptions(), ()).result
+    (rule,) = [n for n in result.untranslatable if n.directive == "RewriteRule"]
+    assert rule.answer == 403 and "$0" in rule.reason
+    probe = Probe("/t", directory=str(tmp_path))
+    page, denied = answer(200, "x page"), answer(403, "forbidden")
+    assert _result(result, probe, page, denied, differences(page, denied)).announced
+    other = answer(200, "another page")
+    assert not _result(result, probe, page, other, differences(page, other)).announced
+
+
+def test_left_out_rules_and_ifs_name_vary(tmp_path: Path) -> None:
+    """A rule left out (its [E=] only), or an <If>, whose condition reads a request header:
+    Apache's Vary is what they may change besides a script's view and their header."""
+    (tmp_path / "rw").mkdir()
+    (tmp_path / "rw" / ".htaccess").write_text(
+        "RewriteEngine On\nRewriteCond %{HTTP:X-C} ^c\nRewriteRule ^ - [E=FOO:1]\n")
+    (tmp_path / "if").mkdir()
+    (tmp_path / "if" / ".htaccess").write_text(
+        "<If \"req('X-A') == 'a'\">\nHeader set X-If 1\n</If>\n")
+    notes = convert_docroot(tmp_path, None, NginxOptions(), ()).result.untranslatable
+    fields = {n.directive.split()[0]: n.fields for n in notes}
+    assert fields["RewriteRule"] == frozenset({"body", "vary"})
+    assert fields["<If"] == frozenset({"x-if", "vary"})
+
+
+@needs_corpus
+def test_every_corpus_note_says_what_it_changes() -> None:
+    """Each note the nginx converter writes for the corpus names the fields it may change
+    or the answer it gives instead — but for a directive the plan has no form for at all
+    (only those may excuse any field), with and without --php-fpm."""
+    root, _used = corpus_site()
+    try:
+        for php in (None, "127.0.0.1:9000"):
+            result = convert_docroot(root.resolve(), None, NginxOptions(php_fpm=php),
+                                     ()).result
+            open_ended = {(n.directive, n.reason) for n in result.untranslatable
+                          if n.fields is None and not n.answer}
+            assert {reason for _, reason in open_ended} <= {NO_FORM}, open_ended
+            assert len({d for d, _ in open_ended}) <= 3, open_ended  # SetEnv* of module vars
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -60,7 +60,7 @@ def _conversion(plan: SitePlan, options: NginxOptions | None, source: str) -> Ng
 def _note(note: EmitNote) -> Note:
     return Note(note.source.file, note.source.line, note.directive, note.reason,
                 NoteKind.UNTRANSLATABLE if note.changes_behaviour else NoteKind.INFO,
-                note.scope, note.fields, note.adds_only)
+                note.scope, note.fields, note.adds_only, note.answer)
 
 
 

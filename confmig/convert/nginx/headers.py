@@ -14,7 +14,7 @@ from confmig.model.expr import ExprError
 from confmig.model.expr.nodes import Match, Variable
 from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
-from confmig.model.plan import EnvCondition, Settings, Source
+from confmig.model.plan import ANSWER_FIELDS, EnvCondition, Settings, Source
 
 
 def _condition_fields(action: str, name: str) -> frozenset[str] | None:
@@ -26,10 +26,11 @@ def _condition_fields(action: str, name: str) -> frozenset[str] | None:
 
 class Note(Protocol):
     """Announce a line (source, directive, reason); ``fields``: the compared fields it may
-    change (confmig.convert.result.Note), None for any."""
+    change (confmig.convert.result.Note), None for any; ``answer``: the status answered
+    instead of Apache's."""
 
     def __call__(self, source: Source | None, directive: str, reason: str, /, *,
-                 fields: frozenset[str] | None = None) -> None: ...
+                 fields: frozenset[str] | None = None, answer: int = 0) -> None: ...
 #: Response headers the servers make themselves: a ``Header unset`` of one has no
 #: ``add_header`` form.
 NATIVE_HEADERS = frozenset({"etag", "last-modified", "accept-ranges", "content-type",
@@ -119,7 +120,11 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
             # check_headers (http_filters.c): Apache answers 500 for what carries it
             note(header.source, "Header", f"{entry.name}: {header.refused} — Apache answers "
                                           "500 where it would be sent; here every answer "
-                                          "is 500")
+                                          "is 500",
+                 # an `always` one also turns a <Files> denial's 403 into Apache's 500,
+                 # which nginx's denial answers first: not only the 500 differs there
+                 fields=ANSWER_FIELDS if entry.always else None,
+                 answer=0 if entry.always else 500)
             lines_before.insert(0, "return 500;  # " + str(header.source)
                                 + " a header Apache refuses to send")
             continue

@@ -34,7 +34,7 @@ from functools import lru_cache
 from typing import Any
 
 from confmig.convert.nginx.maps import HttpMaps
-from confmig.convert.nginx.rewrite import q
+from confmig.convert.nginx.rewrite import SCRIPT_FIELDS, q
 from confmig.model.plan import FilesScope, RewritePlan, Settings, SitePlan, Source
 
 #: Which requests go to PHP: the first path component that ends in ``.php`` (then PATH_INFO).
@@ -184,8 +184,9 @@ class ScopeEnv:
     copies: list[EnvCopy] = field(default_factory=list)
     #: rules whose every [E=…] is such a copy: nothing of them is lost
     handled: set[Source] = field(default_factory=set)
-    #: (source, reason) of what is not reproduced
-    notes: list[tuple[Source | None, str]] = field(default_factory=list)
+    #: (source, reason, the compared fields it changes) of what is not reproduced: what
+    #: the script sees is its answer's body
+    notes: list[tuple[Source | None, str, frozenset[str]]] = field(default_factory=list)
 
     @property
     def authorization(self) -> EnvCopy | None:
@@ -204,11 +205,13 @@ def scope_env(settings: Settings) -> ScopeEnv:
         for entry in rule.env:
             copy = _COPY.match(entry.replace(" ", ""))
             if copy is None or not rule.nosub or rule.chain or rule.skip:
-                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP"))
+                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP",
+                                  SCRIPT_FIELDS))
                 continue
             header = copy.group(2)
             if copy.group(1) != "HTTP_" + header.upper().replace("-", "_"):
-                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP"))
+                out.notes.append((source, f"[E={entry}]: the variable is not handed to PHP",
+                                  SCRIPT_FIELDS))
                 continue
             copied += 1
             if not rule.conditions:
@@ -221,11 +224,12 @@ def scope_env(settings: Settings) -> ScopeEnv:
                 out.copies.append(EnvCopy(copy.group(1), header, False))
                 if not rule.conditions[0].novary:
                     out.notes.append((source, f"Apache adds 'Vary: {header}' to the answer "
-                                              "when the header is sent: not reproduced"))
+                                              "when the header is sent: not reproduced",
+                                      frozenset({"vary"})))
             else:
                 copied -= 1
                 out.notes.append((source, f"[E={entry}] under conditions: the variable is "
-                                          "not handed to PHP"))
+                                          "not handed to PHP", SCRIPT_FIELDS))
         if rule.env and copied == len(rule.env) and source is not None:
             out.handled.add(source)
         if rule.last or rule.end or rule.status_flag or rule.redirect:
@@ -233,7 +237,8 @@ def scope_env(settings: Settings) -> ScopeEnv:
     always = [c for c in out.copies if c.always and c.name != "HTTP_AUTHORIZATION"]
     for each in always:
         out.notes.append((None, f"[E={each.name}:%{{HTTP:{each.header}}}] for every request: "
-                                "an empty variable where the header is missing (nginx: none)"))
+                                "an empty variable where the header is missing (nginx: none)",
+                          SCRIPT_FIELDS))
     return out
 
 
@@ -255,7 +260,7 @@ class PhpEmitter:
                 env.copies.append(EnvCopy("HTTP_AUTHORIZATION", "Authorization", False))
         self.named: dict[str, list[str]] = {}
 
-    def notes(self, sid: str) -> list[tuple[Source | None, str]]:
+    def notes(self, sid: str) -> list[tuple[Source | None, str, frozenset[str]]]:
         return self.envs[sid].notes
 
     def server_lines(self) -> list[str]:

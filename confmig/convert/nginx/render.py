@@ -31,6 +31,7 @@ from confmig.convert.nginx.auth import FilesLogin, files_login, login_lines
 from confmig.convert.nginx.headers import (
     DOLLAR,
     DOLLAR_GEO,
+    NATIVE_HEADERS,
     Note,
     expires_lines,
     header_lines,
@@ -53,7 +54,15 @@ from confmig.convert.nginx.regex import (
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.handler import autoindex_handles
 from confmig.model.merge import error_document_kind
-from confmig.model.plan import FilesScope, RewritePlan, Scope, Settings, SitePlan, Source
+from confmig.model.plan import (
+    ANSWER_FIELDS,
+    FilesScope,
+    RewritePlan,
+    Scope,
+    Settings,
+    SitePlan,
+    Source,
+)
 
 #: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
 #: a URI below the scope's own, an exact location there answering 404.
@@ -88,8 +97,13 @@ class EmitNote:
     #: the compared fields it may change (None: any) — confmig.convert.result.Note
     fields: frozenset[str] | None = None
     adds_only: bool = False
+    #: the status nginx answers instead of Apache's (a denial's 403; 0: none in particular)
+    answer: int = 0
 
 
+#: What content negotiation changes: which file is sent (or none), and the headers
+#: mod_negotiation adds.
+MULTIVIEWS_FIELDS = ANSWER_FIELDS | {"vary", "content-location", "tcn", "alternates"}
 #: What nginx's compressing more than mod_deflate changes: it adds these, never drops them.
 GZIP_FIELDS = frozenset({"content-encoding", "vary", "content-length", "body"})
 
@@ -138,7 +152,8 @@ class Renderer:
         type_notes: list[tuple[Source, str, str]] = []
         self.types = TypeTable(plan, options.mime_types, type_notes)
         for source, reason, scope in type_notes:
-            self.notes.append(EmitNote(source, "TypesConfig", reason, scope))
+            self.notes.append(EmitNote(source, "TypesConfig", reason, scope,
+                                       fields=frozenset({"content-type"})))
         self.http = HttpMaps(options.map_prefix)
         self.scope_ids = {s.directory: str(i) for i, s in enumerate(plan.scopes)}
         self.typed: list[Location] = []  # named locations of RewriteRule [T] types
@@ -155,7 +170,7 @@ class Renderer:
             if note.handler:
                 continue  # handler_notes() says what of the handlers is not run
             self.notes.append(EmitNote(note.source, note.directive, note.reason, note.scope,
-                                       note.changes_behaviour))
+                                       note.changes_behaviour, note.fields, answer=note.answer))
         locations = []
         for scope in sorted(self.plan.scopes, key=lambda s: s.url):
             locations.extend(self._scope_locations(scope))
@@ -224,8 +239,8 @@ class Renderer:
             # [E=HTTP_X:%{HTTP:X}] of the rules: handed to PHP (REDIRECT_HTTP_X too)
             self.notes[before:] = [n for n in self.notes[before:]
                                    if not (n.source in handled and "[E=" in n.reason)]
-            for source, reason in self.php.notes(sid):
-                self._note(source, "RewriteRule", reason, scope.directory)
+            for source, reason, fields in self.php.notes(sid):
+                self._note(source, "RewriteRule", reason, scope.directory, fields=fields)
             self.php.add_locations(sid, out, scope.settings.index,
                                    lambda match, comments, lines: Location(match, comments,
                                                                            lines),
@@ -336,7 +351,7 @@ class Renderer:
             if access.decision in ("conditional", "by-address"):
                 self._note(access.source or files.source, files.label,
                            f"access {access.why} (for a <Files>): denied (403) for everyone",
-                           scope.directory)
+                           scope.directory, answer=403)
             status = access.status or 403
             if status == 401:
                 status = self._files_login(scope, files, lines)
@@ -346,7 +361,7 @@ class Renderer:
                 candidates.append(files_candidate(files.basename_regex))
             except Untranslatable as exc:
                 self._note(files.source, files.label, f"{exc}: the whole directory is denied",
-                           scope.directory)
+                           scope.directory, answer=403)
                 return [*lines, f"# untranslatable: {files.source} {files.label}: {exc}",
                         "return 403;"], None
             names.append((f"~{_with_parent(regex, 'confmig_dir')}", status))
@@ -404,7 +419,7 @@ class Renderer:
                 self._note(files.settings.access.source or files.source, files.label,
                            f"a login inside {files.label} is not translated ({route.refused}):"
                            " denied (403) instead of asking for credentials (401)",
-                           scope.directory)
+                           scope.directory, answer=403)
             else:
                 named = Location(route.name, [f"{files.source} {files.label}: its login, "
                                               "where Apache's walk stops at that name"])
@@ -442,7 +457,7 @@ class Renderer:
             regex = basename(files.basename_regex)
         except Untranslatable as exc:
             self._note(files.source, files.label, f"{exc}: the whole directory is denied",
-                       scope.directory)
+                       scope.directory, answer=403)
             return Location(f"~ {q('.')}", [f"{files.source} {files.label} (untranslatable)"],
                             ["return 403;"])
         loc = Location(f"~ {q(regex)}", [f"{files.source} {files.label}"])
@@ -515,15 +530,16 @@ class Renderer:
 
     def _scope_note(self, scope: Scope) -> Note:
         def note(source: Source | None, directive: str, reason: str, /, *,
-                 fields: frozenset[str] | None = None) -> None:
-            self._note(source, directive, reason, scope.directory, fields=fields)
+                 fields: frozenset[str] | None = None, answer: int = 0) -> None:
+            self._note(source, directive, reason, scope.directory, fields=fields,
+                       answer=answer)
         return note
 
     def _note(self, source: Source | None, directive: str, reason: str, scope: str,
               changes: bool = True, fields: frozenset[str] | None = None,
-              adds_only: bool = False) -> None:
+              adds_only: bool = False, answer: int = 0) -> None:
         self.notes.append(EmitNote(source or Source(scope, 0), directive, reason, scope,
-                                   changes, fields, adds_only))
+                                   changes, fields, adds_only, answer))
 
     def _access_lines(self, scope: Scope, settings: Settings,
                       source: Source | None = None) -> list[str]:
@@ -537,20 +553,21 @@ class Renderer:
                     "first)", f"if ({geo} = 0) {{ return {access.status}; }}"]
         if access.decision == "conditional":
             self._note(where, "Require", f"access {access.why}: not translated, denied "
-                                         "(403) for everyone", scope.directory)
+                                         "(403) for everyone", scope.directory, answer=403)
             return [f"# {where}: access depends on the request ({access.why}); denied",
                     "return 403;"]
         if access.status == 401:
             login = login_lines(access.login, self.http) if access.login is not None else None
             if login is not None and not login.refused:
                 if login.stricter:
-                    self._note(where, "AuthUserFile", login.stricter, scope.directory)
+                    self._note(where, "AuthUserFile", login.stricter, scope.directory,
+                               answer=401)
                 return login.lines
             why = login.refused if login is not None else (
                 "not AuthType Basic against one AuthUserFile with Require valid-user or user")
             self._note(where, "AuthType", f"authentication is not translated ({why}): denied "
                                           "(403) instead of asking for credentials (401)",
-                       scope.directory)
+                       scope.directory, answer=403)
             return [f"# {where}: authentication required (not translated): denied",
                     "return 403;"]
         return [f"# {where}: {access.why or 'denied'}", f"return {access.status};"]
@@ -575,11 +592,12 @@ class Renderer:
                                          for r in settings.rewrite.rules):
                 self._note(None, "Redirect", "a '- [L]' rule stops nginx's rewrite module "
                                              "before the Redirect lines: Apache still "
-                                             "redirects", scope.directory)
+                                             "redirects", scope.directory,
+                           fields=ANSWER_FIELDS)
             self.amp_args |= rewrite_out.uses_amp_args
             for note in rewrite_out.notes:
                 self._note(note.source, note.directive, note.reason, scope.directory,
-                           note.changes_behaviour)
+                           note.changes_behaviour, note.fields, answer=note.answer)
             lines += rewrite_out.lines
             for name, mime, _status in rewrite_out.typed:
                 self.typed.append(self._typed_location(scope, settings, sid, name, mime))
@@ -598,7 +616,7 @@ class Renderer:
             # asks for the login before its per-directory rules and redirects
             self._note(settings.access.source, "AuthType", "rules or redirects here would "
                        "answer before nginx asks for the login: denied (403) instead of "
-                       "asking for credentials (401)", scope.directory)
+                       "asking for credentials (401)", scope.directory, answer=403)
             return ["# login before rules (not translated): denied", "return 403;",
                     *self._content_lines(scope, settings)], None
         return lines, rewrite_out
@@ -624,7 +642,7 @@ class Renderer:
             return []
         if not target.startswith("/"):
             self._note(None, "FallbackResource", f"relative target {target}: not translated",
-                       scope.directory)
+                       scope.directory, fields=ANSWER_FIELDS)
             return []
         return ["# FallbackResource: what is neither a file nor a directory",
                 f"if (!-e $request_filename) {{ rewrite ^ {q(target)} last; }}"]
@@ -650,7 +668,7 @@ class Renderer:
                         "(/.*)?\\z" if not redirect.pattern.endswith("/") else "/(.*)\\z")
             except Untranslatable as exc:
                 self._note(redirect.source, "RedirectMatch", f"{exc}: denied",
-                           scope.directory)
+                           scope.directory, answer=403)
                 return None, [*comments, "return 403;"]
             target = redirect.target or ""
             if target:
@@ -699,15 +717,16 @@ class Renderer:
             lines.append("disable_symlinks on;")
         if not settings.slash:
             self._note(None, "DirectorySlash", "DirectorySlash Off: nginx still redirects a "
-                                               "directory to its slash", scope.directory)
+                                               "directory to its slash", scope.directory,
+                       answer=301)
         if settings.multiviews:
             self._note(None, "Options", "MultiViews: content negotiation is not translated",
-                       scope.directory)
+                       scope.directory, fields=MULTIVIEWS_FIELDS)
         for code, target, source in settings.error_documents:
             kind = error_document_kind(target)
             if kind == "text":
                 self._note(source, "ErrorDocument", "a message text: not translated",
-                           scope.directory)
+                           scope.directory, fields=frozenset({"body", "content-type"}))
                 continue
             lines.append(f"error_page {code} {q(target)};  # {source}")
         if settings.force_type:
@@ -727,7 +746,7 @@ class Renderer:
             own = files is not None and files.sets_handler and directive == "SetHandler"
             source = files.source if own else handler_source(self.plan, scope.directory,
                                                              directive)
-            self._note(source, directive, reason, scope.directory)
+            self._note(source, directive, reason, scope.directory, fields=ANSWER_FIELDS)
         if settings.default_charset:
             self.uses_charset = True
             lines.append(f"charset {settings.default_charset};")
@@ -735,6 +754,8 @@ class Renderer:
         lines += expires_lines(settings, self.http, self._scope_note(scope),
                                self.types.sent_types(settings))
         lines += header_lines(settings, self.http, self._scope_note(scope))
+        if self.php is not None:
+            lines += _hidden_script_headers(settings)
         return lines
 
     def _gzip_lines(self, scope: Scope, settings: Settings) -> list[str]:
@@ -763,6 +784,20 @@ class Renderer:
                 "gzip on;", f"gzip_types {' '.join(listed) or 'text/html'};",
                 "gzip_min_length 69;", "gzip_http_version 1.0;", "gzip_proxied any;",
                 "gzip_vary on;"]
+
+
+def _hidden_script_headers(settings: Settings) -> list[str]:
+    """With ``--php-fpm``: what an unconditional ``Header always unset NAME`` takes out of
+    a script's answer (h5bp's ``X-Powered-By``).  Apache keeps a script's headers in the
+    table ``always`` works on: a plain ``Header unset`` leaves them (checked on Apache with
+    mod_proxy_fcgi, tests/nginx/test_script_headers.py); a later ``Header set`` of the name
+    still adds its own value."""
+    names = sorted({h.entry.name for h in settings.headers
+                    if h.entry.action == "unset" and h.entry.always
+                    and not (h.entry.env or h.entry.expr)
+                    and h.entry.name.lower() not in NATIVE_HEADERS})
+    return [f"fastcgi_hide_header {q(name)};  # Header always unset {name}"
+            for name in names]
 
 
 def _authorization_scopes(plan: SitePlan, scope_ids: dict[str, str]) -> set[str]:

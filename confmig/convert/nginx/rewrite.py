@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from confmig.convert.nginx.regex import Untranslatable, per_directory, url_path
-from confmig.model.plan import RewritePlan, Source
+from confmig.model.plan import ANSWER_FIELDS, RewritePlan, Source
 from confmig.model.rewrite.expand import (
     TOKEN_MAP,
     TOKEN_RAW,
@@ -63,6 +63,8 @@ VARIABLES = {
     "DOCUMENT_ROOT": "document_root", "SERVER_PROTOCOL": "server_protocol",
     "REQUEST_SCHEME": "scheme", "HTTPS": "confmig_https",
 }
+#: What a variable only a script reads changes: what the script prints.
+SCRIPT_FIELDS = frozenset({"body"})
 #: The [E=…] of the front controllers' Authorization trick (lower-case, no spaces).
 AUTHORIZATION_ENV = "http_authorization:%{http:authorization}"
 #: The ``map`` a variable above needs in the http { } context.
@@ -113,6 +115,10 @@ class RuleNote:
     directive: str
     reason: str
     changes_behaviour: bool = True
+    #: the compared fields it may change (None: any) — confmig.convert.result.Note
+    fields: frozenset[str] | None = None
+    #: the status nginx answers instead of Apache's (a denial's 403; 0: none in particular)
+    answer: int = 0
 
 
 @dataclass
@@ -394,7 +400,7 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
         out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                   f"[N]: the rules are written out for {rounds} rounds; a "
                                   f"request that needs more answers 500 (Apache goes on up "
-                                  f"to {rule.max_rounds - 1} rounds)"))
+                                  f"to {rule.max_rounds - 1} rounds)", answer=500))
     return lines
 
 
@@ -413,7 +419,7 @@ def _type_code(rule: RewriteRule, out: RewriteOut, substituted: bool = False) ->
             return 0
         code = TYPE_STATUS + len(out.typed)
         out.typed.append((f"@confmig_t{out.scope_id}_{len(out.typed)}", mime, code))
-    out.notes.append(RuleNote(_src(rule), "RewriteRule", TYPE_DIRECTORY_NOTE))
+    out.notes.append(RuleNote(_src(rule), "RewriteRule", TYPE_DIRECTORY_NOTE, answer=403))
     return code
 
 
@@ -458,7 +464,7 @@ def _deny_in_flow(plan: RewritePlan, rule: RewriteRule, reason: str, out: Rewrit
     """An untranslatable rule among jumps: 403 when it runs and its pattern matches;
     when its pattern does not match, the chain after it is skipped as Apache skips it."""
     out.notes.append(RuleNote(_src(rule), "RewriteRule",
-                              f"{reason}: requests it matches are denied (403)"))
+                              f"{reason}: requests it matches are denied (403)", answer=403))
     lines = [f"# untranslatable ({reason}): {_text(rule)}"]
     try:
         if rule.negate:
@@ -529,6 +535,28 @@ def _authorization_note(rule: RewriteRule) -> RuleNote:
                     "(left out)", False)
 
 
+#: mod_rewrite variables read from a request header, which Apache adds to ``Vary`` when a
+#: condition reading one holds (``lookup_header``), besides ``%{HTTP:name}``.
+HEADER_VARIABLES = frozenset({"HTTP_HOST", "HTTP_ACCEPT", "HTTP_COOKIE", "HTTP_REFERER",
+                              "HTTP_FORWARDED", "HTTP_USER_AGENT", "HTTP_PROXY_CONNECTION"})
+
+
+def _vary(rule: RewriteRule) -> frozenset[str]:
+    """``{"vary"}`` when a condition of *rule* reads a request header without ``[NV]``
+    (an ``expr`` condition may: ``req()``, ``http()``): leaving the rule out leaves out the
+    ``Vary`` Apache adds when it holds."""
+    for cond in rule.conditions:
+        if cond.novary:
+            continue
+        if cond.kind == "expr":
+            return frozenset({"vary"})
+        for tok in tokenize(cond.test):
+            if tok[0] == TOKEN_VAR and (tok[1].upper().startswith("HTTP:")
+                                        or tok[1].upper() in HEADER_VARIABLES):
+                return frozenset({"vary"})
+    return frozenset()
+
+
 def _literal(pattern: str) -> str | None:
     """``^index\\.php$`` → ``index.php`` (None unless a plain anchored literal)."""
     if not (pattern.startswith("^") and pattern.endswith("$")):
@@ -566,7 +594,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         raise Untranslatable("[END] after a rewrite has no nginx form (nginx re-runs the "
                              "target location's rules)")
     if rule.cookies:
-        out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent"))
+        out.notes.append(RuleNote(_src(rule), "RewriteRule", "[CO] cookies are not sent",
+                                  fields=frozenset({"set-cookie"})))
     if rule.handler:
         raise Untranslatable("[T]/[H] change the type or handler")
     typed = self_typed = 0
@@ -593,7 +622,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if out.env is None or out.env.untracked(rule):
             out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                       "[E=…] sets an environment variable nginx has no place "
-                                      "for (only scripts and env= conditions read it)"))
+                                      "for (only scripts and env= conditions read it)",
+                                      fields=SCRIPT_FIELDS | _vary(rule)))
         if rule.nosub and not (rule.status_flag or rule.last) and not env_sets:
             noop = f"# {_where(rule)} only sets environment variables: left out"
     if noop and guard is None:
@@ -626,7 +656,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         out.internal = True
         continuing = not action.endswith(" last;")  # more rules see the new path
         if continuing:
-            out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE))
+            out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE,
+                                      answer=403))
             out.continuing = True
         if self_typed:
             lines += _self_typed(out, self_typed)
@@ -743,7 +774,8 @@ def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lo
     out.notes.append(RuleNote(_src(rule), "RewriteRule",
                               f"{names} before a rule of this ruleset set it: Apache reads "
                               "it from elsewhere (SetEnvIf, SetEnv, the server's "
-                              "environment); such requests are denied (403)"))
+                              "environment); such requests are denied (403)",
+                              answer=403))
     marks = "".join(f"${{confmig_s_{n}}}" for n in unknown)
     return [f'set $confmig_u{number} "${{{flag[1:]}}}:{marks}";',
             f'if ($confmig_u{number} ~ "^{ones}:1*0") {{ return 403; }}']
@@ -1057,7 +1089,8 @@ def _action(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved
         out.notes.append(RuleNote(_src(rule), "RewriteRule",
                                   "a target with PATH_INFO after a file (script.php/…): in the "
                                   "next round Apache's %{REQUEST_FILENAME} is that file, "
-                                  "nginx's $request_filename the whole path"))
+                                  "nginx's $request_filename the whole path",
+                                  fields=ANSWER_FIELDS))
     if rule.redirect or absolute:
         code = rule.redirect_code if rule.redirect else 302
         url = target if absolute else "${scheme}://${http_host}" + target
@@ -1127,7 +1160,7 @@ def _nginx_query(rule: RewriteRule, has_query: bool, query: str) -> str:
 
 def _deny(plan: RewritePlan, rule: RewriteRule, reason: str, out: RewriteOut) -> list[str]:
     out.notes.append(RuleNote(_src(rule), "RewriteRule",
-                              f"{reason}: requests it matches are denied (403)"))
+                              f"{reason}: requests it matches are denied (403)", answer=403))
     lines = [f"# untranslatable ({reason}): {_text(rule)}"]
     try:
         if rule.negate:

@@ -5,6 +5,7 @@ it is asked of the model; :mod:`confmig.model.plan.json` is its JSON form."""
 
 from confmig.model.plan.build import PlanError, plan_config, plan_docroot, plan_workspace
 from confmig.model.plan.types import (
+    ANSWER_FIELDS,
     Access,
     BasicLogin,
     EnvCondition,
@@ -23,7 +24,8 @@ from confmig.model.plan.types import (
 )
 
 __all__ = [
-    "Access", "BasicLogin", "EnvCondition", "Expires", "FilesScope", "Header", "LoginEntry",
+    "ANSWER_FIELDS", "Access", "BasicLogin", "EnvCondition", "Expires", "FilesScope", "Header",
+    "LoginEntry",
     "PlanError", "PlanNote", "Redirect", "RewritePlan", "Scope", "Settings", "SitePlan", "Source",
     "SymLink",
     "plan_config", "plan_docroot", "plan_workspace",

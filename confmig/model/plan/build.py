@@ -46,6 +46,7 @@ from confmig.model.merge.authz import AuthzNode
 from confmig.model.mime import mime_type
 from confmig.model.passwords import scheme
 from confmig.model.plan.types import (
+    ANSWER_FIELDS,
     Access,
     BasicLogin,
     EnvCondition,
@@ -98,6 +99,29 @@ HANDLER_DIRECTIVES = frozenset({"sethandler", "addhandler", "removehandler"})
 #: pages' signature line.  Carried as information, not as an untranslatable construct.
 COSMETIC = frozenset({"serversignature"})
 ACCESS_DIRECTIVES = frozenset({"require", "order", "allow", "deny", "satisfy", "authmerging"})
+#: What a directive the plan does not carry changes in an answer (confmig verify's field
+#: names), where that is known: what a script sees is its answer's body; the encoding of a
+#: file (verify compares a gzip body decompressed); an ETag's form; a listing's lines.
+UNEXPRESSED_FIELDS = {
+    "requestheader": frozenset({"body"}),
+    "passenv": frozenset({"body"}),
+    "addencoding": frozenset({"content-encoding", "content-type", "body"}),
+    "removeencoding": frozenset({"content-encoding", "content-type", "body"}),
+    "fileetag": frozenset({"etag"}),
+    "indexignore": frozenset({"body"}),
+    "indexoptions": frozenset({"body", "content-type"}),
+    "headername": frozenset({"body"}),
+    "readmename": frozenset({"body"}),
+}
+#: Environment variables other modules act on (mod_deflate, mod_negotiation, the core's
+#: protocol handling…): SetEnv/SetEnvIf of one may change more than what scripts see.
+MODULE_VARIABLES = ("no-gzip", "gzip-only-text/html", "dont-vary", "force-gzip", "no-brotli",
+                    "force-no-vary", "force-response-1.0", "downgrade-1.0", "nokeepalive",
+                    "no-cache", "suppress-error-charset", "redirect-carefully",
+                    "ssl-unclean-shutdown", "proxy-", "cache-", "no-proxy", "prefer-language",
+                    "force-proxy-request-1.0", "no-etag", "ap_")
+SETENV_DIRECTIVES = frozenset({"setenv", "setenvif", "setenvifnocase", "browsermatch",
+                               "browsermatchnocase", "setenvifexpr", "unsetenv"})
 #: Sections the plan understands inside an access file.
 EXPRESSED_SECTIONS = frozenset({"files", "filesmatch", "requireall", "requireany",
                                 "requirenone"})
@@ -289,7 +313,7 @@ def _without_blocked_listing(site: Site, server: VirtualServer, directory: str,
             notes.append(PlanNote(
                 Source(path, 0), "", f"a FIFO: Apache's listing of {directory.rstrip('/')}/ "
                 "(mod_autoindex looks every entry up with a sub-request) never answers; not "
-                "listed here (403)", directory))
+                "listed here (403)", directory, answer=403))
             return replace(settings, indexes=False)
     return settings
 
@@ -413,7 +437,7 @@ def _note_multi_extension_charsets(site: Site, server: VirtualServer, mime: Mime
         notes.append(PlanNote(Source(directory, 0), "AddCharset",
                               f"{shown}: Apache takes the charset from an extension before "
                               "the last one; by the last extension alone it differs",
-                              directory))
+                              directory, fields=frozenset({"content-type"})))
 
 
 def _charset_of(ctype: str | None) -> str | None:
@@ -634,12 +658,37 @@ def _with_ifs(settings: Settings, ifs: list[ConfigSection], directory: str,
         notes.append(PlanNote(Source(section.file, section.line), section.label,
                               "a per-request condition (" + ("decides access, rewriting or "
                               "the handler: the directory is denied" if grave else
-                              "its directives are left out") + ")", directory))
+                              "its directives are left out") + ")", directory,
+                              fields=None if grave else _left_out_fields(section),
+                              answer=403 if grave else 0))
     if not decisive:
         return settings
     first = ifs[0]
     return replace(settings, access=Access("conditional", 403, Source(first.file, first.line),
                                            f"{first.label} decides per request"))
+
+
+#: Header actions that set or remove the header they name in the response.
+HEADER_ACTIONS = frozenset({"set", "append", "merge", "add", "setifempty", "unset", "edit",
+                            "edit*"})
+EXPIRES_DIRECTIVES = frozenset({"expiresactive", "expiresbytype", "expiresdefault"})
+
+
+def _left_out_fields(section: ConfigSection) -> frozenset[str] | None:
+    """The compared fields the directives of a left-out ``<If>`` may change: the headers
+    its ``Header`` lines name, mod_expires' two (None: some other directive, any field);
+    and ``Vary``, which Apache adds for the request headers the expression reads."""
+    fields: set[str] = {"vary"}
+    for directive in section.directives:
+        words = [a for a in directive.args if a.lower() not in ("always", "onsuccess")]
+        if directive.lname == "header" and len(words) >= 2 \
+                and words[0].lower() in HEADER_ACTIONS:
+            fields.add(words[1].lower())
+        elif directive.lname in EXPIRES_DIRECTIVES:
+            fields |= {"expires", "cache-control"}
+        else:
+            return None
+    return frozenset(fields)
 
 
 def _addresses_named(config: DirConfig) -> list[str]:
@@ -696,7 +745,7 @@ def _rewrite(config: DirConfig, document_root: str, directory: str,
     if strip is None:
         notes.append(PlanNote(source or Source(rw.directory, 0), "RewriteRule",
                               f"rules of {rw.directory}, outside the document root",
-                              directory))
+                              directory, fields=ANSWER_FIELDS))
         strip = "/"
     base = rw.base if rw.base_set else None
     return RewritePlan(rw.directory, strip, base, base if base is not None else strip,
@@ -820,11 +869,34 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
             elif node.lname not in EXPRESSED:
                 notes.append(PlanNote(_source(node), node.name,
                                       "no target-neutral form: the plan does not carry it",
-                                      directory))
+                                      directory, fields=_unexpressed_fields(node)))
         elif isinstance(node, Section) and node.lname not in EXPRESSED_SECTIONS:
             notes.append(PlanNote(_source(node), f"<{node.name}>",
                                   "no target-neutral form: the plan does not carry it",
                                   directory))
+
+
+def _unexpressed_fields(node: Directive) -> frozenset[str] | None:
+    """What a directive the plan does not carry may change (None: anything).  A variable
+    only scripts read changes what they print; one another module acts on, anything."""
+    if node.lname in SETENV_DIRECTIVES:
+        names = _variables_set(node)
+        if names and not any(n.lower().lstrip("!").startswith(MODULE_VARIABLES)
+                             for n in names):
+            return frozenset({"body"})
+        return None
+    return UNEXPRESSED_FIELDS.get(node.lname)
+
+
+def _variables_set(node: Directive) -> list[str]:
+    """The variables a SetEnv/SetEnvIf/BrowserMatch line sets or unsets ([] when its
+    arguments are not the usual ones)."""
+    if node.lname in ("setenv", "unsetenv"):
+        return node.args[:1] if node.lname == "setenv" else list(node.args)
+    if node.lname == "setenvifexpr":
+        return [a.split("=", 1)[0] for a in node.args[1:]]
+    first = 1 if node.lname.startswith("browsermatch") else 2
+    return [a.split("=", 1)[0] for a in node.args[first:]]
 
 
 def _authorization_for_scripts(node: Directive) -> bool:

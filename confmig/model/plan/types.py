@@ -20,6 +20,11 @@ from confmig.model.rewrite.rules import RewriteRule
 
 AccessDecision = Literal["granted", "denied", "conditional", "by-address"]
 
+#: What a note is about, in the names ``confmig verify`` compares (``"status"``,
+#: ``"location"``, ``"body"``, ``"expires"``, lower-case header names).  Another answer than
+#: Apache's changes these: its status, where it sends, its page and the page's type.
+ANSWER_FIELDS = frozenset({"status", "location", "body", "content-type"})
+
 
 @dataclass(frozen=True)
 class Source:
@@ -44,6 +49,10 @@ class PlanNote:
     #: a SetHandler/AddHandler/RemoveHandler line, which the settings carry: an emitter
     #: that runs handlers announces what it leaves out itself and drops this note
     handler: bool = False
+    #: the fields of an answer it may change (None: any) — confmig.convert.result.Note
+    fields: frozenset[str] | None = None
+    #: the status a target answers instead (a denial's 403) — confmig.convert.result.Note
+    answer: int = 0
 
 
 @dataclass(frozen=True)
