@@ -23,7 +23,11 @@ product, so this measures processes, not functions:
   enum, typing, re, pathlib, json…), rich on top of them (which lint off a terminal no
   longer imports), and every module the lint of one file imports, imported and nothing run
   — what no change inside confmig's functions can take off a lint run, against the
-  3x-Gixy-Next budget.
+  3x-Gixy-Next budget;
+* the dataclasses the lint of one file makes, and the time ``@dataclass`` takes to make
+  them (it writes and compiles ``__init__``, ``__repr__``, ``__eq__`` and, for a frozen
+  class, ``__setattr__``, ``__delattr__`` and ``__hash__`` at import): most of what
+  importing confmig's own modules costs.
 
 The commands run with byte-compiled modules, as an installed package has them: a private
 ``PYTHONPYCACHEPREFIX`` under the temp dir, filled by a warm-up run (``PYTHONDONTWRITEBYTECODE``
@@ -169,6 +173,51 @@ def import_only(modules: list[str]) -> list[str]:
                   "    except ImportError:\n        pass\n"]
 
 
+# Run in a child: every ``@dataclass`` the lint makes, timed in CPU time of the process (wall
+# time would count the waits for a CPU of a loaded machine; the decorator is wrapped before any
+# confmig module is imported), written to the file named by argv[1] as
+# "count frozen slots seconds".
+DATACLASS_PROBE = """\
+import dataclasses, sys, time
+made = []
+plain = dataclasses.dataclass
+def timed(cls=None, /, **options):
+    def wrap(c):
+        start = time.process_time()
+        out = plain(**options)(c)
+        made.append((time.process_time() - start, options))
+        return out
+    return wrap if cls is None else wrap(cls)
+dataclasses.dataclass = timed
+out, sys.argv = sys.argv[1], ["confmig", *sys.argv[2:]]
+from confmig.__main__ import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(out, "w") as f:
+    f.write(f"{len(made)} {sum(1 for _, o in made if o.get('frozen'))} "
+            f"{sum(1 for _, o in made if o.get('slots'))} {sum(t for t, _ in made)}")
+"""
+
+
+def dataclass_cost(argv: list[str], env: dict[str, str], cwd: Path, runs: int) -> str:
+    """A line: how many dataclasses the command *argv* makes and how long making them takes
+    (the median of *runs* processes)."""
+    seconds: list[float] = []
+    counts = ""
+    for _ in range(runs):
+        result = cwd / "dataclasses.txt"
+        subprocess.run([sys.executable, "-c", DATACLASS_PROBE, str(result), *argv], env=env,
+                       cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       timeout=120)
+        count, frozen, slots, took = result.read_text().split()
+        counts = f"{count} dataclasses ({frozen} frozen, {slots} with slots)"
+        seconds.append(float(took))
+    return (f"    @dataclass: {counts} made in {statistics.median(seconds) * 1000:.0f} ms "
+            f"(median of {runs} runs)")
+
+
 def write_tree(base: Path) -> dict[str, Path]:
     site = base / "site"
     (site / "one").mkdir(parents=True)
@@ -266,6 +315,7 @@ def main() -> int:
             print(profile)
             if name == "lint --no-cache --no-config FILE":
                 lint_modules = modules
+                print(dataclass_cost(argv, env, base, args.runs))
         # The floor of this code base: the same modules imported, none of lint's work done.
         floors[IMPORTS_FLOOR] = timed_runs(IMPORTS_FLOOR,
                                            [sys.executable, *import_only(lint_modules)],
