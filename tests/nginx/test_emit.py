@@ -18,6 +18,7 @@ from confmig.convert.nginx import convert_docroot
 from confmig.convert.nginx.regex import Untranslatable, basename, per_directory
 from confmig.servers import NginxServer, make_docroot
 from tests.corpus import needs_corpus
+from tests.nginx.fronts import assert_front_controller
 from tests.verify.sites import corpus_site
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -77,7 +78,7 @@ def test_demo_site_passes_nginx_t_and_is_deterministic(nginx_binary: object) -> 
     assert ok and "[warn]" not in message, message
     for rel in ("blog/.htaccess:8", "private/.htaccess:3", "old/.htaccess:1", ".htaccess:22"):
         assert f"{DEMO}/{rel}" in text, rel  # every block names its source file:line
-    assert "try_files $uri $uri/ /blog/index.html$is_args$args;" in text
+    assert_front_controller(text, "/blog/index.html")
 
 
 def test_cli_listen_server_name_and_output_file(tmp_path: Path) -> None:

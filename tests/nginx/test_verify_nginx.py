@@ -17,6 +17,7 @@ import confmig.convert.nginx.render as render
 from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
 from tests.corpus import CORPUS, needs_corpus
+from tests.nginx.fronts import assert_front_controller
 from tests.nginx.servers import both
 from tests.verify.sites import corpus_site, corpus_vhosts, deep_site, nested_rewrite_site
 
@@ -438,7 +439,7 @@ def test_wordpress_is_idiomatic_and_exact(site: object, apache_binary: object,
                  "wp-content/themes/t/style.css": "c{}\n"})
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
     assert result.exit_code == 0, result.stderr
-    assert "try_files $uri $uri/ /index.php$is_args$args;" in result.stdout
+    assert_front_controller(result.stdout, "/index.php")
     assert 'location = "/index.php"' in result.stdout
     report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=600))
     assert report.exit_code == 0 and not report.differing, report.summary()

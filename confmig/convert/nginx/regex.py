@@ -134,6 +134,25 @@ def then_path_beyond(body: str, name: str, nth: int) -> str:
             f".*?/[^/]*?(?:{body})[^/]*/")
 
 
+def path_prefix_text(prefix: str) -> str:
+    """The URL *prefix* (``/dir/``) as a regex (only PCRE's metacharacters escaped)."""
+    return _quoted_prefix(prefix)
+
+
+def path_prefix(nth: int, name: str) -> str:
+    """A regex for a path with more than *nth* components: the first *nth* (the path up to
+    them) captured as *name*."""
+    return f"(?s)^(?<{name}>(?:/[^/]*){_times(nth)})/"
+
+
+def path_prefix_named(body: str, nth: int, name: str) -> str:
+    """:func:`path_prefix` where the *nth* component is one that *body*
+    (:func:`name_then_path`) matches."""
+    before = f"(?:/[^/]*){_times(nth - 1)}" if nth > 1 else ""
+    return (f"(?s)^(?={before}/[^/]*?(?:{body})[^/]*/)"
+            f"(?<{name}>(?:/[^/]*){_times(nth)})/")
+
+
 def _times(nth: int) -> str:
     return "" if nth == 1 else f"{{{nth}}}"
 

@@ -12,6 +12,8 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
   regex location wins in nginx);
 * access denials as ``return`` first in the location: nginx runs the rewrite phase before
   its access phase, Apache checks access before its per-directory rewriting;
+* a front controller as ``try_files $uri $uri/ $ROUTE``, whose fallback for a longer path is
+  a named location that walks it as Apache's directory walk does (:meth:`_front_walk`);
 * what nginx would do for every request where Apache does it only for some URLs — the
   ``<Files>`` denials' file tests, a rule that only answers and tests the file system — in a
   nested location for those URLs, with the location's lines again
@@ -20,6 +22,7 @@ on its rule that a level with an ``add_header`` of its own drops every inherited
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -44,6 +47,9 @@ from confmig.convert.nginx.regex import (
     basename,
     files_candidate,
     name_then_path,
+    path_prefix,
+    path_prefix_named,
+    path_prefix_text,
     pcre_literal,
     per_directory_candidate,
     then_path_beyond,
@@ -67,6 +73,10 @@ from confmig.model.plan import (
 #: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
 #: a URI below the scope's own, an exact location there answering 404.
 DIRECTORY_404 = ".confmig-directory-404"
+
+#: How many components of a path a front controller's fallback walks (the first ones
+#: directories: :meth:`Renderer._front_walk`); a deeper path of directories is denied.
+FRONT_LEVELS = 12
 
 #: How many components matching a ``<Files>`` denial, followed by more path, are tested
 #: one by one (:meth:`Renderer._then_path_denials`).
@@ -159,6 +169,13 @@ class Renderer:
         self.typed: list[Location] = []  # named locations of RewriteRule [T] types
         #: (directory, source, label) of a <Files> section with a login → its route
         self.files_logins: dict[tuple[str, str, str], FilesLogin] = {}
+        #: directory → its <Files> denials for the front controller's walk: status → the
+        #: sections' name_then_path bodies, their error_page lines, the candidate regex
+        self.walk_denials: dict[str, tuple[dict[int, str], list[str], str]] = {}
+        #: (target, directory, content lines) → the route variable and the walk's named
+        #: location (:meth:`_front_route`)
+        self.front_routes: dict[tuple[str, str, tuple[str, ...]], tuple[str, str]] = {}
+        self.tree_depths: dict[str, int] | None = None  # directory → its depth (components)
         self.php = PhpEmitter(options.php_fpm, self.http, [
             (self.scope_ids[s.directory], s.settings) for s in plan.scopes],
             _authorization_scopes(plan, self.scope_ids)) if options.php_fpm else None
@@ -374,8 +391,13 @@ class Renderer:
         for status, bodies in then_paths.items():
             lines += self._then_path_denials("|".join(f"(?:{b})" for b in bodies), status,
                                              none)
-        return lines + self._name_denials(names, none), "|".join(
-            f"(?:{c})" for c in dict.fromkeys(candidates))
+        candidate = "|".join(f"(?:{c})" for c in dict.fromkeys(candidates))
+        if then_paths:
+            self.walk_denials[scope.directory] = (
+                {status: "|".join(f"(?:{b})" for b in bodies)
+                 for status, bodies in then_paths.items()},
+                [line for line in lines if line.startswith("error_page ")], candidate)
+        return lines + self._name_denials(names, none), candidate
 
     def _then_path_denials(self, body: str, status: int, none: str) -> list[str]:
         """The tests of a name followed by more path (PATH_INFO): Apache's walk stops at the
@@ -605,7 +627,8 @@ class Renderer:
         lines += self._content_lines(scope, settings)
         tail: list[str] = []
         if rewrite_out is not None and rewrite_out.try_files:
-            tail = [f"try_files {rewrite_out.try_files};"]
+            target = rewrite_out.try_files.split()[-1].removesuffix("$is_args$args")
+            tail = self._front_lines(scope, settings, target)
         elif settings.fallback and with_rewrite:
             tail = self._fallback_lines(scope, settings)
         lines += tail
@@ -645,7 +668,100 @@ class Renderer:
                        scope.directory, fields=ANSWER_FIELDS)
             return []
         return ["# FallbackResource: what is neither a file nor a directory",
-                f"if (!-e $request_filename) {{ rewrite ^ {q(target)} last; }}"]
+                *self._front_lines(scope, settings, target)]
+
+    def _front_lines(self, scope: Scope, settings: Settings, target: str) -> list[str]:
+        route, walk = self._front_route(scope, settings, target)
+        return [f"# neither a file nor a directory: {target}$is_args$args ({route}), after "
+                f"Apache's walk of a longer path ({walk})", f"try_files $uri $uri/ {route};"]
+
+    def _front_route(self, scope: Scope, settings: Settings, target: str
+                     ) -> tuple[str, str]:
+        """The last ``try_files`` argument of a front controller (a rule's or
+        FallbackResource's *target*): a map on ``$uri`` — the target itself for a URL with
+        one component, else a named location that walks the path as Apache's directory walk
+        does (:meth:`_front_walk`), with the ``<Files>`` denials' tests for a URL they can
+        deny.  Only what nginx finds neither as a file nor as a directory pays for it.
+        Returns the map's variable and the named location's name."""
+        denials = self.walk_denials.get(scope.directory)
+        known, levels = self._walk_levels(scope)
+        notes = len(self.notes)
+        content = self._content_lines(scope, settings)
+        del self.notes[notes:]
+        key = (target, scope.directory, tuple(content))
+        if key not in self.front_routes:
+            number = len(self.front_routes) + 1
+            name = f"@confmig_fc{number}"
+            none = _no_file(settings)
+            self.typed.append(Location(name, [
+                f"{scope.directory}: the front controller ({target}) for a path nginx finds "
+                "neither as a file nor as a directory"],
+                [*content, *self._front_walk(target, none, None, known, levels)]))
+            rows = [(f"~^{path_prefix_text(scope.url if known else '/')}[^/]*\\z",
+                     q(f"{target}$is_args$args"))]
+            default = name
+            if denials is not None:
+                bodies, error_pages, candidate = denials
+                self.typed.append(Location(f"{name}d", [
+                    f"{scope.directory}: the same for a path with a name the <Files> denials "
+                    "can match"],
+                    [*content, *error_pages,
+                     *self._front_walk(target, none, bodies, known, levels)]))
+                rows.append((f"~{candidate}", f"{name}d"))
+            self.front_routes[key] = (self.http.map("$uri", rows, default), name)
+        return self.front_routes[key]
+
+    def _walk_levels(self, scope: Scope) -> tuple[int, int]:
+        """Where the front controller's walk starts and how deep it goes: the components of
+        the scope's own directory are directories (when it is one), and the walk goes one
+        level past the deepest directory below it (at least :data:`FRONT_LEVELS`)."""
+        root = self.plan.document_root.rstrip("/")
+        if self.tree_depths is None:
+            self.tree_depths = {}
+            for directory, subdirs, _files in os.walk(root or "/"):
+                self.tree_depths[directory] = directory[len(root):].count("/")
+                subdirs.sort()
+        directory = scope.directory.rstrip("/")
+        if directory not in self.tree_depths:
+            return 0, FRONT_LEVELS
+        known = self.tree_depths[directory]
+        deepest = max(depth for path, depth in self.tree_depths.items()
+                      if path == directory or path.startswith(directory + "/"))
+        return known, max(FRONT_LEVELS, deepest - known + 1)
+
+    def _front_walk(self, target: str, none: str, bodies: dict[int, str] | None,
+                    known: int, levels: int) -> list[str]:
+        """Apache's answer for a path that is neither a file nor a directory, one component
+        at a time: its walk stops at the first that is not a directory — a regular file
+        followed by more path is the default handler's 404 (neither a rule's ``!-f`` nor
+        FallbackResource takes it), a missing one goes to the front controller, unless a
+        ``<Files>`` denial (*bodies*: status → :func:`name_then_path` bodies) matches it:
+        403.  The other ``<Files>`` tests ran before (a file the denials match is refused
+        there).  Every ``if`` ends in ``return`` or ``rewrite … last``, so none leaves its
+        block as the request's configuration; a level past the path's last directory names
+        nothing (*none*: ``!-e`` true).  One stat for a missing component, two for a
+        directory or a file.  The first *known* components are the scope's directory; then
+        *levels* more: a path whose components are directories that far and that goes
+        deeper is denied (403: deeper than any directory of the tree when converted)."""
+        row = '"$document_root$confmig_named"'
+        go = f"rewrite ^ {q(target)} last;"
+        lines = ["# Apache's walk stops at the first component that is not a directory: a "
+                 "file followed by", "# more path is the default handler's 404, a missing "
+                 "one the front controller's"
+                 + (" (unless a <Files> denial matches it)" if bodies else "")]
+        for k in range(known + 1, known + levels + 1):
+            here = self.http.map("$uri", [(f"~{path_prefix(k, 'confmig_named')}", row)],
+                                 none)
+            for status, body in (bodies or {}).items():
+                # not a denied name: the document root, a directory (false, one stat)
+                denied = self.http.map("$uri", [(
+                    f"~{path_prefix_named(body, k, 'confmig_named')}", row)],
+                    '"$document_root"')
+                lines.append(f"if (!-d {denied}) {{ return {status}; }}")
+            lines += [f"if (!-e {here}) {{ {go} }}", f"if (!-d {here}) {{ return 404; }}"]
+        lines += [f"# more than {known + levels} directories, then more path: denied (403)",
+                  f'if ($uri ~ "^(?:/[^/]*){{{known + levels + 1}}}/") {{ return 403; }}', go]
+        return lines
 
     def _alias(self, scope: Scope, settings: Settings) -> tuple[AliasGuard | None, list[str]]:
         """mod_alias's per-directory ``Redirect*`` as two maps on ``$uri`` (the status and
