@@ -71,6 +71,10 @@ AUTHORIZATION_ENV = "http_authorization:%{http:authorization}"
 VARIABLE_MAPS = {
     "confmig_https": ["# %{HTTPS}: Apache's on/off (nginx's $https is on or empty)",
                       "map $https $confmig_https {", "    on on;", "    default off;", "}"],
+    "confmig_esc": ["# whether nginx %-escapes the captures its rewrite module copies: a",
+                    "# %-escape or a '+' in the request's path (UNKNOWN_ESCAPING)",
+                    "map $request_uri $confmig_esc {", '    "~^[^?]*[%+]" "%25";',
+                    '    default "%";', "}"],
 }
 #: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
 INTERNAL_TAIL = "[01][a-z]*\\z"
@@ -635,7 +639,6 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         raise Untranslatable("[B]/[BNP]/[QSL]/[DPI]/[UnsafeAllow3F] are not translated")
     regex = per_directory(rule.pattern, plan.strip, rule.nocase)
     lines: list[str] = [noop] if noop else []
-    qmark = _unsafe_qmark(rule)
     saved: dict[int, str] = {}
     checks: list[list[str]] = []
     if rule.conditions:
@@ -644,6 +647,9 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
                                     env=out.env)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
+    qmark = _unsafe_qmark(rule, lookups) if not noop else Qmark()
+    if out.continuing:  # a rewrite before may have matched: nginx then escapes nothing
+        qmark.escaped = UNKNOWN_ESCAPING
     if env_sets:
         action = " ".join(env_sets)
     if typed:  # a nosub rule ([T] with a substitution: self_typed)
@@ -665,11 +671,11 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
                           guard or "", continuing, lookups, self_typed, qmark),
                 f"^{ones}{INTERNAL_TAIL}")
     if not checks and guard is None and not lookups.sets and not lookups.env_read:
+        lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
                     f"if ($uri !~ {qr(regex)}) {{ {_rewrite_any(action)} }}"], ""
-        lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
         if action.startswith("rewrite "):
             return [*lines, action], ""
         return [*lines, f"if ($uri ~ {qr(regex)}) {{ {action} }}"], ""
@@ -677,9 +683,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
     op = "!~" if rule.negate else "~"
     lines.append(f'set $confmig_p{number} "";')
     sets = "".join(f" {line}" for line in lookups.sets)  # where $1… are the pattern's
-    if qmark:
-        lines.append('set $confmig_qmark "";')
-        sets += f' set $confmig_qmark "{"".join(qmark)}";'
+    lines += qmark.resets()
+    sets += qmark.sets()
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{sets} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
@@ -691,74 +696,134 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
     return lines, f"^{ones}\\z"
 
 
-#: A '?' in the value set from the parts: nginx's ``set`` escapes a capture ($1…) when the
-#: request's URI had a %-escape or a '+' (a '?' becomes %3F, a '%' %25); without either,
-#: the path holds no '?' and no '%'.  ``$uri`` is not escaped.  (With both in the value, a
-#: decoded path's own "%3F" — from %253F — also counts: stricter.)
-QMARK_RE = "(?:\\?|%3F)"
-QMARK_URI_RE = "\\?"
+#: nginx %-escapes a capture (``$1``…) that its rewrite module copies when the request's
+#: path had a %-escape or a '+' (``quoted_uri``, ``plus_in_uri``, set when the request line
+#: is parsed and never again; a '?' becomes %3F, a '%' %25) — until a ``rewrite`` matches
+#: (``e->quote``).  ``$confmig_esc`` (:data:`VARIABLE_MAPS`) is "%25" when it does, "%"
+#: when it does not; after a rewrite that may have matched it is not known (``*``).
+UNKNOWN_ESCAPING = "*"
+#: In ``<escaping>:<captures>``: a '?' (escaped: %3F, which no '%' of the value can make:
+#: that is %25; not known: either), and a '%' not followed by two hex digits.
+CAPTURE_QMARK = "(?:%25:[\\s\\S]*%3F|%:[\\s\\S]*\\?|\\*:[\\s\\S]*(?:\\?|%3F))"
+CAPTURE_BAD_ESCAPE = ("(?:%25:[\\s\\S]*%25(?![0-9A-Fa-f]{2})"
+                      "|%:[\\s\\S]*%(?![0-9A-Fa-f]{2})"
+                      "|\\*:[\\s\\S]*%(?:25)?(?![0-9A-Fa-f]{2}))")
+#: In ``<values>`` (variables, map lookups: copied as they are).
+VALUE_QMARK = "[\\s\\S]*\\?"
+VALUE_BAD_ESCAPE = "[\\s\\S]*%(?![0-9A-Fa-f]{2})"
 
 
-#: A '%' not followed by two hex digits in the same value (escaped: %25 so followed; as
-#: decoded, from $uri: the '%' itself).
-BAD_ESCAPE_RE = "%(?:25)?(?![0-9A-Fa-f]{2})"
-BAD_ESCAPE_URI_RE = "%(?![0-9A-Fa-f]{2})"
+@dataclass
+class Qmark:
+    """The expansions of a substitution before its own ``?`` (Apache's ``do_expand`` with
+    ``unsafe_qmark``): a ``?`` one of them brings makes Apache (2.4.60+, without
+    ``[UnsafeAllow3F]``) answer 403.  ``captures``: the pattern's ``$N`` and the last
+    condition's ``%N`` (saved variables), which nginx may have %-escaped
+    (:data:`UNKNOWN_ESCAPING`); ``values``: variables (``%{REQUEST_URI}`` is ``$uri``, the
+    decoded path; ``%{QUERY_STRING}``, ``%{HTTP:…}``…) and RewriteMap lookups, as they
+    are (a lookup whose default copies a back-reference counts as a capture).  Set
+    inside the pattern's ``if`` (where ``$1``… are its captures) as ``$confmig_qmark``
+    (``<escaping>:<captures>``) and ``$confmig_qmarkv``."""
+
+    captures: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)
+    escaped: str = "$confmig_esc"  # how the captures were copied (UNKNOWN_ESCAPING)
+
+    def __bool__(self) -> bool:
+        return bool(self.captures or self.values)
+
+    def resets(self) -> list[str]:
+        """Before the pattern's ``if``: the escaping first (evaluating the map runs its
+        regex, which would replace the pattern's captures)."""
+        return ((['set $confmig_qmark "' + self.escaped + '";'] if self.captures else [])
+                + (['set $confmig_qmarkv "";'] if self.values else []))
+
+    def sets(self) -> str:
+        out = ""
+        if self.captures:
+            out += f' set $confmig_qmark "$confmig_qmark:{"".join(self.captures)}";'
+        if self.values:
+            out += f' set $confmig_qmarkv "{"".join(self.values)}";'
+        return out
+
+    def __str__(self) -> str:
+        return ", ".join([*self.captures, *self.values])
 
 
-def _part_res(parts: list[str]) -> tuple[str, str]:
-    """The '?' and bad-escape regexes for a value set from *parts*."""
-    if parts == ["$uri"]:
-        return QMARK_URI_RE, BAD_ESCAPE_URI_RE
-    return QMARK_RE, BAD_ESCAPE_RE
-
-
-def _unsafe_qmark(rule: RewriteRule) -> list[str]:
-    """The nginx variables whose value, if it holds a ``?``, makes Apache (2.4.60+) answer
-    403: the substitution's first ``?`` then comes from an expansion rather than its own
-    text (the model's ``expand_tracking``).  A ``$N`` of the pattern or ``%{REQUEST_URI}``
-    before the substitution's own ``?`` holds one when the decoded path has a ``%3F``.
-    Other expansions (``%N``, other variables, maps) are not checked."""
-    if rule.nosub or rule.negate:
-        return []
-    parts: list[str] = []
+def _unsafe_qmark(rule: RewriteRule, lookups: Lookups) -> Qmark:
+    """The nginx expressions of the substitution's expansions before its own first ``?``
+    (after the action was made: *lookups* knows the variables of its map lookups)."""
+    out = Qmark()
+    if rule.nosub:
+        return out
     for token in tokenize(rule.substitution):
         if token[0] == TOKEN_SPAN and "?" in token[1]:
             break
-        if token[0] == TOKEN_REF and token[1] == "$" and f"${token[2]}" not in parts:
-            parts.append(f"${token[2]}")
-        elif token[0] == TOKEN_VAR and token[1] == "REQUEST_URI" and "$uri" not in parts:
-            parts.append("$uri")
-    return parts
-
-
-def _qmark_checks(rule: RewriteRule, parts: list[str], flag: str, applies: str,
-                  bad_escape: str = "") -> list[str]:
-    """After the line that sets *flag* (``$confmig_qmark`` set to *parts* where the pattern
-    matched): 403 where the flag's value matches *applies* (the pattern and the
-    conditions held) and the parts hold a ``?``; with *bad_escape* (the flag's value where an
-    internal rewrite is made), 400 where they hold a bad %-escape: Apache's internal
-    redirect parses the new path again."""
-    if not parts:
-        return []
-    qmark_re, bad_re = _part_res(parts)
-    out = [f"# {_where(rule)}: a '?' from {', '.join(parts)} (a decoded %3F) is Apache's 403",
-           f'set $confmig_qmark "${{{flag[1:]}}}:$confmig_qmark";',
-           f'if ($confmig_qmark ~ "^{applies}:[\\s\\S]*{qmark_re}") {{ return 403; }}']
-    if bad_escape:
-        out.append(f'if ($confmig_qmark ~ "^{bad_escape}:[\\s\\S]*{bad_re}") '
-                   "{ return 400; }")
+        if token[0] == TOKEN_REF and token[2] and token[1] == "$" and not rule.negate:
+            part = f"${token[2]}"
+        elif token[0] == TOKEN_REF and token[1] == "%" and token[2] in lookups.saved:
+            part = "${" + lookups.saved[token[2]][1:] + "}"
+        elif token[0] == TOKEN_VAR:
+            name = lookups.env_variable(token[1]) or _variable(token[1])
+            out.values.append(f"${{{name}}}")
+            continue
+        elif token[0] == TOKEN_MAP and token in lookups.names:
+            part = "${" + lookups.names[token][1:] + "}"
+            if not any(t[0] == TOKEN_REF for t in tokenize(token[3] or "")):
+                out.values.append(part)  # a value of the map's file, as it is
+                continue
+            # its default copies a back-reference: escaped as a capture is (a value of
+            # the file with a literal %3F then counts too: stricter)
+        else:
+            continue
+        if part not in out.captures:
+            out.captures.append(part)
+    out.values = list(dict.fromkeys(out.values))
     return out
 
 
-def _qmark_lines(rule: RewriteRule, regex: str, parts: list[str]) -> list[str]:
-    """403 where the rule's pattern matches and *parts* (:func:`_unsafe_qmark`) hold a
-    ``?``: exactly Apache's answer when nothing else decides whether the rule runs."""
-    if not parts:
+def _qmark_checks(rule: RewriteRule, qmark: Qmark, flag: str, applies: str,
+                  bad_escape: str = "") -> list[str]:
+    """After the line that sets *flag* (the parts of *qmark* set where the pattern
+    matched): 403 where the flag's value matches *applies* (the pattern and the conditions
+    held) and an expansion holds a ``?``; with *bad_escape* (the flag's value where an
+    internal rewrite is made), 400 where one holds a bad %-escape: Apache's internal
+    redirect parses the new path again."""
+    if not qmark:
         return []
-    return [f"# {_where(rule)}: a '?' from {', '.join(parts)} (a decoded %3F) is Apache's 403",
-            'set $confmig_qmark "";',
-            f'if ($uri ~ {qr(regex)}) {{ set $confmig_qmark "{"".join(parts)}"; }}',
-            f'if ($confmig_qmark ~ "{_part_res(parts)[0]}") {{ return 403; }}']
+    out = [f"# {_where(rule)}: a '?' from {qmark} is Apache's 403"]
+    tests: list[tuple[str, str, str]] = []  # (variable, its regex after the flag, status)
+    if qmark.captures:
+        out.append(f'set $confmig_qmark "${{{flag[1:]}}}:$confmig_qmark";')
+    if qmark.values:
+        out.append(f'set $confmig_qmarkv "${{{flag[1:]}}}:$confmig_qmarkv";')
+    for applies_re, status, regexes in ((applies, 403, (CAPTURE_QMARK, VALUE_QMARK)),
+                                        (bad_escape, 400,
+                                         (CAPTURE_BAD_ESCAPE, VALUE_BAD_ESCAPE))):
+        if not applies_re:
+            continue
+        if qmark.captures:
+            tests.append(("$confmig_qmark", f"^{applies_re}:{regexes[0]}", str(status)))
+        if qmark.values:
+            tests.append(("$confmig_qmarkv", f"^{applies_re}:{regexes[1]}", str(status)))
+    out += [f'if ({var} ~ "{regex}") {{ return {status}; }}' for var, regex, status in tests]
+    return out
+
+
+def _qmark_lines(rule: RewriteRule, regex: str, qmark: Qmark) -> list[str]:
+    """403 where the rule's pattern matches (or, negated, does not) and an expansion of
+    *qmark* holds a ``?``: exactly Apache's answer when nothing else decides whether the
+    rule runs."""
+    if not qmark:
+        return []
+    op = "!~" if rule.negate else "~"
+    out = [f"# {_where(rule)}: a '?' from {qmark} is Apache's 403", *qmark.resets(),
+           f"if ($uri {op} {qr(regex)}) {{{qmark.sets()} }}"]
+    if qmark.captures:
+        out.append(f'if ($confmig_qmark ~ "^{CAPTURE_QMARK}") {{ return 403; }}')
+    if qmark.values:
+        out.append(f'if ($confmig_qmarkv ~ "^{VALUE_QMARK}") {{ return 403; }}')
+    return out
 
 
 def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lookups,
@@ -785,7 +850,7 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
               lookups: Lookups | None = None, typed: int = 0,
-              qmark: list[str] | None = None) -> list[str]:
+              qmark: Qmark | None = None) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect; with the rule's ``[T]`` type: the status
@@ -798,15 +863,15 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     lines.append(f'set {to} "";')
     also = "".join(f" {line}" for line in (lookups.sets if lookups else []))
     also += "" if rule.negate or target is None else f" set {to} {q(target)};"
-    if qmark:
-        lines.append('set $confmig_qmark "";')
-        also += f' set $confmig_qmark "{"".join(qmark)}";'
+    if qmark is not None:
+        lines += qmark.resets()
+        also += qmark.sets()
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
     ones = "1" * (len(checks) + 1)
     # the 403 before mod_dir's 301; the 400 only where the last line rewrites
-    lines += _qmark_checks(rule, qmark or [], flag, f"{ones}[01]",
+    lines += _qmark_checks(rule, qmark or Qmark(), flag, f"{ones}[01]",
                            "" if continuing else f"{ones}1")
     if not rule.negate and target is not None:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
