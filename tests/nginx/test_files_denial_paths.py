@@ -75,8 +75,11 @@ BELOW = ["/d/missing.sql/x", "/d/a.sql/b.sql/x", "/d/missing.sql/", "/d/e/missin
 #: for the file, FallbackResource only takes a missing one).
 AFTER_FILE = ["/a.sql/c.txt/x", "/c.txt/b.sql/x", "/d/e/f/g.txt/x", "/c.txt/", "/index.html/x",
               "/d/index.html/x/y"]
-#: Apache's walk stops at a missing name no section matches: the front controller's answer.
-MISSING = ["/d/missing/x", "/d/e/f/missing/x/y", "/nonexist/missing.sql/x", "/d/e/missing/"]
+#: Apache's walk stops at a missing name no section matches: the front controller's answer
+#: — but for a script's name under FallbackResource with PHP (the handler takes it: php-fpm's
+#: 404; nginx once answered 500, then the front controller's 200).
+MISSING = ["/d/missing/x", "/d/e/f/missing/x/y", "/nonexist/missing.sql/x", "/d/e/missing/",
+           "/missing.php", "/d/missing.php", "/missing.php/x", "/nodir/missing.php"]
 
 
 @dataclass

@@ -259,6 +259,11 @@ class PhpEmitter:
             if env is not None and env.authorization is None:
                 env.copies.append(EnvCopy("HTTP_AUTHORIZATION", "Authorization", False))
         self.named: dict[str, list[str]] = {}
+        #: FallbackResource's try_files route → the lines that walk a missing script's
+        #: directory (the renderer's), in a named location that then hands it to php-fpm:
+        #: Apache runs the handler where its walk reaches the name, missing or not
+        #: (php-fpm's 404), and falls back only before it
+        self.script_walks: dict[str, list[str]] = {}
 
     def notes(self, sid: str) -> list[tuple[Source | None, str, frozenset[str]]]:
         return self.envs[sid].notes
@@ -288,16 +293,27 @@ class PhpEmitter:
         ends nginx's rewrite phase."""
         head, fastcgi, empty = self.fastcgi_lines(sid, index)
         body = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
+        walk: list[str] = []
         for line in lines:
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
             line = _REQUEST_FILENAME.sub(_filename, line)
             if line.startswith("try_files "):
                 fallback = line.removesuffix(";").split()[-1]
+                if fallback in self.script_walks:
+                    # a missing script: its directory walked, then php-fpm's own 404
+                    walk = self.script_walks[fallback]
+                    fallback = f"@confmig_php_{len(self.named) + 1}"
+                    self.named[fallback] = []
                 line = f"try_files $fastcgi_script_name {fallback};"
             elif line.startswith(("index ", "autoindex ")):
                 continue
             body.append(line)
+        if walk:
+            name = next(n for n, named in self.named.items() if not named)
+            self.named[name] = [*head, *(line for line in body
+                                        if not line.startswith("try_files ")),
+                                *walk, *fastcgi]
         if not any(line.startswith("try_files ") for line in body):
             # Apache hands over only what its walk stops at (the script, or the first
             # missing component when it matches): in a missing directory, its own 404
@@ -357,7 +373,9 @@ class PhpEmitter:
 
     def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
         """The named locations :meth:`location_lines` jumps to (server level)."""
-        return [make(name, ["PHP: REDIRECT_HTTP_AUTHORIZATION set empty"], lines)
+        return [make(name, ["PHP: a missing script under FallbackResource"
+                            if any(line.startswith("rewrite ^ ") for line in lines) else
+                            "PHP: REDIRECT_HTTP_AUTHORIZATION set empty"], lines)
                 for name, lines in self.named.items()]
 
     def _redirect_copies(self, status: str) -> list[tuple[str, str]]:

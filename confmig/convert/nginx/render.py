@@ -667,8 +667,23 @@ class Renderer:
             self._note(None, "FallbackResource", f"relative target {target}: not translated",
                        scope.directory, fields=ANSWER_FIELDS)
             return []
-        return ["# FallbackResource: what is neither a file nor a directory",
-                *self._front_lines(scope, settings, target)]
+        lines = ["# FallbackResource: what is neither a file nor a directory",
+                 *self._front_lines(scope, settings, target)]
+        if self.php is not None:
+            # a script: Apache's handler takes the name where the walk reaches it, missing
+            # or not (mod_dir falls back only without a handler): php-fpm answers for it
+            route, _walk = self._front_route(scope, settings, target)
+            denials = self.walk_denials.get(scope.directory)
+            known, levels = self._walk_levels(scope)
+            # (a level past the script's directory: the document root, a directory)
+            self.php.script_walks[route] = [
+                "# FallbackResource: the script's handler runs where Apache's walk reaches its "
+                "name (php-fpm's", "# 404 for a missing one); before it, the walk of a "
+                "missing name",
+                *self._front_walk(target, '"$document_root"',
+                                  denials[0] if denials else None, known, levels,
+                                  "$fastcgi_script_name")]
+        return lines
 
     def _front_lines(self, scope: Scope, settings: Settings, target: str) -> list[str]:
         route, walk = self._front_route(scope, settings, target)
@@ -730,7 +745,7 @@ class Renderer:
         return known, max(FRONT_LEVELS, deepest - known + 1)
 
     def _front_walk(self, target: str, none: str, bodies: dict[int, str] | None,
-                    known: int, levels: int) -> list[str]:
+                    known: int, levels: int, script: str | None = None) -> list[str]:
         """Apache's answer for a path that is neither a file nor a directory, one component
         at a time: its walk stops at the first that is not a directory — a regular file
         followed by more path is the default handler's 404 (neither a rule's ``!-f`` nor
@@ -742,26 +757,29 @@ class Renderer:
         nothing (*none*: ``!-e`` true).  One stat for a missing component, two for a
         directory or a file.  The first *known* components are the scope's directory; then
         *levels* more: a path whose components are directories that far and that goes
-        deeper is denied (403: deeper than any directory of the tree when converted)."""
+        deeper is denied (403: deeper than any directory of the tree when converted).
+        With *script* (a variable: the script's name) the walk goes through the script's
+        directory only, and what gets through it is the script's (no last ``rewrite``)."""
         row = '"$document_root$confmig_named"'
         go = f"rewrite ^ {q(target)} last;"
+        source = script or "$uri"
         lines = ["# Apache's walk stops at the first component that is not a directory: a "
                  "file followed by", "# more path is the default handler's 404, a missing "
                  "one the front controller's"
                  + (" (unless a <Files> denial matches it)" if bodies else "")]
         for k in range(known + 1, known + levels + 1):
-            here = self.http.map("$uri", [(f"~{path_prefix(k, 'confmig_named')}", row)],
+            here = self.http.map(source, [(f"~{path_prefix(k, 'confmig_named')}", row)],
                                  none)
             for status, body in (bodies or {}).items():
                 # not a denied name: the document root, a directory (false, one stat)
-                denied = self.http.map("$uri", [(
+                denied = self.http.map(source, [(
                     f"~{path_prefix_named(body, k, 'confmig_named')}", row)],
                     '"$document_root"')
                 lines.append(f"if (!-d {denied}) {{ return {status}; }}")
             lines += [f"if (!-e {here}) {{ {go} }}", f"if (!-d {here}) {{ return 404; }}"]
         lines += [f"# more than {known + levels} directories, then more path: denied (403)",
-                  f'if ($uri ~ "^(?:/[^/]*){{{known + levels + 1}}}/") {{ return 403; }}', go]
-        return lines
+                  f'if ({source} ~ "^(?:/[^/]*){{{known + levels + 1}}}/") {{ return 403; }}']
+        return lines if script else [*lines, go]
 
     def _alias(self, scope: Scope, settings: Settings) -> tuple[AliasGuard | None, list[str]]:
         """mod_alias's per-directory ``Redirect*`` as two maps on ``$uri`` (the status and
