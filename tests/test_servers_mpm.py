@@ -28,8 +28,8 @@ def _machine(tmp_path: Path) -> ApacheBinary:
     loads = {
         "php8.2": "# Conflicts: php5\n# Depends: mpm_prefork\n"
                   "LoadModule php_module /usr/lib/apache2/modules/libphp8.2.so\n",
-        "mpm_prefork": "# Conflicts: mpm_event mpm_worker\n"
-                       "LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so\n",
+        "mpm_prefork": "# Conflicts: mpm_event mpm_worker\nLoadModule mpm_prefork_module "
+                       "/usr/lib/apache2/modules/mod_mpm_prefork.so\n",
         "mime": "LoadModule mime_module /usr/lib/apache2/modules/mod_mime.so\n",
     }
     for name, text in loads.items():
@@ -55,7 +55,7 @@ def test_a_default_set_for_another_mpm_leaves_the_module_out(tmp_path: Path) -> 
 
 
 def test_asking_for_the_module_under_another_mpm_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(ServerConfigError, match="php8.2.*needs mpm_prefork, not mpm_event"):
+    with pytest.raises(ServerConfigError, match=r"php8\.2.*needs mpm_prefork, not mpm_event"):
         resolve_modules(_machine(tmp_path), ["mime", "php8.2"], "event")
 
 
