@@ -15,6 +15,10 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from confmig.syntax.words import WordTable
+
+_SPACE = " \t\n\r\f\v"  # apr_isspace
+
 
 @dataclass(eq=False, slots=True)
 class Node:
@@ -43,26 +47,69 @@ class Comment(Node):
         return body[1:].strip() if body.startswith("#") else body
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(eq=False, slots=True, init=False)
 class Directive(Node):
     """One directive: ``Name arg arg ...``.
 
     ``name`` is spelt as written; compare with ``lname``.  ``end_line`` is the
     last physical line of a continued directive (Apache reports errors there).
-    The parser gives the nodes of one file that have the same argument text one shared
-    ``args`` list (a large file repeats lines): never modify ``args`` in place — replace
-    it, or the node (``dataclasses.replace``).
+    ``args_text`` is the text after the name (before ``${VAR}`` substitution splits it
+    again), ``args`` its words.  The parser gives the nodes of one file that have the same
+    argument text one shared ``args`` list (a large file repeats lines): never modify
+    ``args`` in place — replace it, or the node (``dataclasses.replace``).
+
+    A parsed node holds its line once: ``args_text`` is read from ``raw`` when asked for,
+    and ``args`` is split on first use (a tree of distinct lines held each line three
+    times: as written, after the name, and as words).  ``_text`` is the argument text when
+    it is not the end of ``raw`` (None: it is), ``_words`` the words or, until they are
+    first read, the file's :class:`~confmig.syntax.words.WordTable` that splits them.
     """
 
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-    args_text: str = ""
-    end_line: int = 0
-    lname: str = field(init=False, repr=False, default="")
+    name: str
+    end_line: int
+    lname: str = field(init=False, repr=False)
+    _words: list[str] | WordTable = field(repr=False)
+    _text: str | None = field(repr=False)
 
-    def __post_init__(self) -> None:
+    def __init__(self, file: str, line: int, column: int, raw: str, name: str = "",
+                 args: list[str] | None = None, args_text: str | None = None,
+                 end_line: int = 0, _words: list[str] | WordTable | None = None,
+                 _text: str | None = "") -> None:
+        # args and args_text win over _words and _text: dataclasses.replace passes both
+        self.file = file
+        self.line = line
+        self.column = column
+        self.raw = raw
+        self.name = name
+        self.end_line = end_line
+        if args is not None:
+            _words = args
+        self._words = _words if _words is not None else []
+        self._text = args_text if args_text is not None else _text
         # compared by every rule and merger: computed once, and shared by every node
-        self.lname = sys.intern(self.name.lower())
+        self.lname = sys.intern(name.lower())
+
+    @classmethod
+    def parsed(cls, file: str, line: int, column: int, raw: str, name: str,
+               words: list[str] | WordTable, end_line: int) -> Directive:
+        """A node whose argument text is what follows ``name`` in ``raw``: the parser
+        checked that ``raw`` has no continuation and no NUL, and starts with ``name``."""
+        return cls(file, line, column, raw, name, end_line=end_line, _words=words,
+                   _text=None)
+
+    @property
+    def args_text(self) -> str:
+        text = self._text
+        if text is None:
+            return self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
+        return text
+
+    @property
+    def args(self) -> list[str]:
+        words = self._words
+        if isinstance(words, WordTable):
+            words = self._words = words.split(self.args_text)
+        return words
 
 
 @dataclass(eq=False, slots=True)

@@ -38,7 +38,7 @@ from confmig.syntax.reader import (
     LineTooLong,
     logical_bytes,
 )
-from confmig.syntax.words import first_word, split_words
+from confmig.syntax.words import WordTable, first_word
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
@@ -54,14 +54,6 @@ CONDITIONAL_SECTIONS = frozenset(
 MAX_SECTION_DEPTH = 128
 
 _SPACE = " \t\n\r\f\v"
-# Lines, words and argument texts shorter than this are shared within one file: a large file
-# repeats them (closing lines, the same directive in many blocks), and its tree then holds one
-# copy of each.  A table per parse, not sys.intern: interned strings outlive the parse, and
-# the interpreter's table of them only grows (3.8 MB left behind by 20,000 distinct lines).
-_SHARED_LENGTH = 80
-# At most this many distinct strings (and argument lists) are remembered per file, so that a
-# file of distinct lines pays a bounded table (~0.5 MB) and not one entry per line.
-_SHARED_ENTRIES = 4096
 # White space before the first word of a line; a continuation there is white space too.
 _LEAD = re.compile(r"(?:[ \t\f\v\r]|\\\r?\n)*")
 _LEAD_CHARS = frozenset(" \t\f\v\r\\")
@@ -122,19 +114,12 @@ class _Builder:
         self.reader = ConfigReader(data, max_len)
         self.warnings = warnings
         self.stack = [_Frame(None, False)]
-        self._strings: dict[str, str] = {}
-        self._arg_lists: dict[str, list[str]] = {}
-
-    def _share(self, text: str) -> str:
-        """One object for equal short strings of this file (see :data:`_SHARED_LENGTH`)."""
-        if len(text) < _SHARED_LENGTH:
-            strings = self._strings
-            found = strings.get(text)
-            if found is not None:
-                return found
-            if len(strings) < _SHARED_ENTRIES:
-                strings[text] = text
-        return text
+        # Lines, names, words and word lists repeat from line to line: one shared object
+        # each keeps a large file's tree small.  Lines have a table of their own, so that
+        # the words split after the parse (Directive.args) still find room in theirs.
+        self.table = WordTable()
+        self._share = self.table.share
+        self._lines = WordTable()
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
@@ -147,7 +132,8 @@ class _Builder:
                     f"Error reading {file} at line {exc.line}: Line too long")) from None
             if line is None:
                 break
-            raw = self._share(data[line.start:line.end].decode("utf-8", "surrogateescape"))
+            raw = self._lines.share(data[line.start:line.end].decode("utf-8",
+                                                                     "surrogateescape"))
             text = line.text
             if not text:
                 stack[-1].children.append(Blank(file, line.first, 1, raw))
@@ -182,36 +168,22 @@ class _Builder:
         return line + before, lead - skipped.rfind("\n")
 
     def _directive(self, text: str, raw: str, row: int, col: int, last: int) -> Directive:
+        end = row if last == row else last  # one line number object for a one-line directive
         if '"' in text or "'" in text or "\\" in text:
             name, rest = first_word(text)
         else:  # the common case: plain words
             name = _FIRST_WORD.match(text).group()  # type: ignore[union-attr]
             rest = text[len(name):].lstrip(_SPACE)
-        # Names, words and argument lists repeat from line to line: one shared object each
-        # keeps a large file's tree small (and the line number object too, for a one-line
-        # directive).
-        rest = self._share(rest)
-        return Directive(self.file, row, col, raw, self._share(name), self._args(rest), rest,
-                         row if last == row else last)
-
-    def _args(self, args_text: str) -> list[str]:
-        """The words of ``args_text``; nodes of this file with the same argument text share
-        one list (never modified in place: see :class:`~confmig.syntax.ast.Directive`)."""
-        found = self._arg_lists.get(args_text)
-        if found is not None:
-            return found
-        words = split_words(args_text)
-        strings = self._strings
-        for index, word in enumerate(words):  # self._share, inlined: ~400,000 calls a tree
-            if len(word) < _SHARED_LENGTH:
-                found = strings.get(word)
-                if found is not None:
-                    words[index] = found
-                elif len(strings) < _SHARED_ENTRIES:
-                    strings[word] = word
-        if len(self._arg_lists) < _SHARED_ENTRIES:
-            self._arg_lists[args_text] = words
-        return words
+        name = self._share(name)
+        if "\\" in raw or "\0" in raw or not name or not text.startswith(name):
+            # a continuation, a NUL or a quoted name: the argument text is kept as read
+            rest = self._share(rest)
+            return Directive(self.file, row, col, raw, name, self.table.split(rest), rest, end)
+        # The argument text is the end of raw (Directive.args_text), and the words are split
+        # when first read — at once when a line with the same text was split already.
+        found = self.table.lists.get(rest)
+        return Directive.parsed(self.file, row, col, raw, name,
+                                self.table if found is None else found, end)
 
     def _open(self, text: str, raw: str, row: int, col: int, last: int) -> None:
         word, rest = first_word(text)
@@ -230,7 +202,7 @@ class _Builder:
         args_text = rest[:bracket].strip(_SPACE)
         args_text = self._share(args_text)
         section = Section(self.file, row, col, raw, name=self._share(name),
-                          args=self._args(args_text), args_text=args_text,
+                          args=self.table.split(args_text), args_text=args_text,
                           end_line=row if last == row else last)
         self.stack[-1].children.append(section)
         conditional = section.lname in CONDITIONAL_SECTIONS
@@ -267,6 +239,9 @@ class _Builder:
                                        f"Expected </{name}> but saw {word}"))
         section.close_raw = raw
         section.close_line = row
+        # An exact-size copy: a list grown by appends keeps room for more (3 more words for
+        # one child: 24 bytes a section).
+        section.children = section.children[:]
         self.stack.pop()
 
     def _end_of_file(self) -> None:

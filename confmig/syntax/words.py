@@ -85,3 +85,62 @@ def quote_word(word: str) -> str:
     if word and not any(c in _SPACE or c in "\"'\\" for c in word):
         return word
     return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# Words, lines and argument texts shorter than this are shared within one file: a large file
+# repeats them (closing lines, the same directive in many blocks), and its tree then holds one
+# copy of each.  A table per parse, not sys.intern: interned strings outlive the parse, and
+# the interpreter's table of them only grows (3.8 MB left behind by 20,000 distinct lines).
+SHARED_LENGTH = 80
+# At most this many distinct strings (and argument lists) are remembered per file, so that a
+# file of distinct lines pays a bounded table (~0.5 MB) and not one entry per line.
+SHARED_ENTRIES = 4096
+
+
+class WordTable:
+    """The strings and word lists of one file, shared: equal short strings are one object,
+    and directives with equal argument texts share one word list (never modified in place).
+
+    A parsed directive keeps the table until it is first asked for its words
+    (:attr:`~confmig.syntax.ast.Directive.args`), so that the words of a file are split only
+    when something reads them, and still shared with those of equal lines.  Both tables are
+    bounded (:data:`SHARED_ENTRIES`)."""
+
+    __slots__ = ("lists", "strings")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.lists: dict[str, list[str]] = {}
+
+    def share(self, text: str) -> str:
+        """One object for equal short strings of this file."""
+        if len(text) < SHARED_LENGTH:
+            strings = self.strings
+            found = strings.get(text)
+            if found is not None:
+                return found
+            if len(strings) < SHARED_ENTRIES:
+                strings[text] = text
+        return text
+
+    def split(self, args_text: str) -> list[str]:
+        """The words of ``args_text`` (:func:`split_words`), shared with equal ones."""
+        found = self.lists.get(args_text)
+        if found is not None:
+            return found
+        words = split_words(args_text)
+        strings = self.strings
+        for index, word in enumerate(words):  # self.share, inlined: ~400,000 calls a tree
+            if len(word) < SHARED_LENGTH:
+                found_word = strings.get(word)
+                if found_word is not None:
+                    words[index] = found_word
+                elif len(strings) < SHARED_ENTRIES:
+                    strings[word] = word
+        if len(self.lists) < SHARED_ENTRIES:
+            self.lists[args_text] = words
+        return words
+
+    def __reduce__(self) -> tuple[type, tuple[()]]:
+        # A node sent to another process takes an empty table along, not this file's.
+        return (WordTable, ())

@@ -1,0 +1,109 @@
+"""A parsed directive holds its line once (issue 10): ``args_text`` is read from ``raw``, and
+``args`` split on first use — with the same values as the text Apache reads after the name
+and its words (``ap_getword_conf``), shared between equal lines, and surviving a pickle (the
+lint pool sends nodes between processes)."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from confmig.syntax import Directive, logical_text, parse_bytes, parse_text, split_words
+from confmig.syntax.words import SHARED_ENTRIES, WordTable, first_word
+from tests.corpus import apache_corpus_files, needs_corpus
+
+
+def expected(d: Directive) -> tuple[str, list[str]]:
+    """What Apache reads after the name, computed from the line as written."""
+    _, rest = first_word(logical_text(d.raw))
+    return rest, split_words(rest)
+
+
+def check_file(data: bytes) -> int:
+    config = parse_bytes(data, "t/.htaccess", htaccess=True)
+    count = 0
+    for d in config.directives():
+        assert (d.args_text, d.args) == expected(d), d.raw
+        count += 1
+    return count
+
+
+@needs_corpus
+def test_every_corpus_directive_reads_the_text_and_words_after_its_name() -> None:
+    assert sum(check_file(path.read_bytes()) for path in apache_corpus_files()) > 500
+
+
+@pytest.mark.parametrize("line", [
+    'Header set X-A "b c"\n', "  \tHeader  set   X-A b \t \n", "Header\n", "Header \n",
+    '"Header" set X\n', "'Opt ions' -Indexes\n", "Head\\er x\n", "Header set \\\n  X\n",
+    "Options -Indexes\0junk\n", "Opt\0ions x\n", "Options\r\n", "Options a\rb\r\n",
+    "Header set X \\", "Option\xe9 \xff x\n", "Header set X # c\n", '""" x\n', '"" a b\n',
+    "'' x\n", "\"a\"b c\n",
+])
+def test_lines_with_quotes_continuations_nul_and_odd_bytes(line: str) -> None:
+    assert check_file(line.encode("utf-8", "surrogateescape")) >= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from('ab "\'\\\t\r\0#<>\xe9'), max_size=30),
+                min_size=1, max_size=8))
+def test_random_lines(lines: list[str]) -> None:
+    text = "\n".join(lines) + "\n"
+    config = parse_bytes(text.encode("utf-8", "surrogateescape"), "t/.htaccess",
+                         htaccess=True)
+    for d in config.directives():
+        assert (d.args_text, d.args) == expected(d), d.raw
+
+
+def test_equal_lines_share_one_word_list_and_distinct_ones_split_on_first_use() -> None:
+    config = parse_text("Header set X-A b\nHeader set X-B b\nHeader set X-A b\n")
+    a, b, again = config.directives()
+    assert a.args is again.args
+    assert b.args == ["set", "X-B", "b"] and b.args is not a.args
+    assert b.args[0] is a.args[0]  # equal words are one string
+
+
+def test_the_word_list_is_not_made_until_it_is_read() -> None:
+    d = next(parse_text("Header set X-A b\n").directives())
+    assert isinstance(d._words, WordTable)
+    assert d.args == ["set", "X-A", "b"]
+    assert d._words == ["set", "X-A", "b"]
+
+
+def test_a_file_of_distinct_lines_keeps_a_bounded_table() -> None:
+    text = "".join(f"Header set X-{i} b{i}\n" for i in range(SHARED_ENTRIES * 2))
+    nodes = list(parse_text(text).directives())
+    table = nodes[0]._words
+    assert isinstance(table, WordTable)
+    assert [d.args[1] for d in nodes] == [f"X-{i}" for i in range(SHARED_ENTRIES * 2)]
+    assert len(table.lists) == len(table.strings) == SHARED_ENTRIES
+    assert nodes[0].args[0] is nodes[-1].args[0]  # "set", seen first, is in the table
+
+
+def test_a_pickled_node_keeps_its_text_and_words_not_its_file_table() -> None:
+    first, second = parse_text("Header set X-A b\nHeader set X-B b\n").directives()
+    assert first.args == ["set", "X-A", "b"]
+    copy = pickle.loads(pickle.dumps(second))
+    assert (copy.raw, copy.args_text, copy.args) == (second.raw, "set X-B b",
+                                                     ["set", "X-B", "b"])
+    assert len(pickle.dumps(second)) < len(pickle.dumps(second.raw)) + 400
+
+
+def test_replace_keeps_or_replaces_the_argument_text_and_words() -> None:
+    d = next(parse_text("Header set ${X} b\n").directives())
+    same = dataclasses.replace(d, end_line=5)
+    assert (same.args_text, same.args, same.end_line) == ("set ${X} b", ["set", "${X}", "b"], 5)
+    changed = dataclasses.replace(d, args=["set", "v", "b"], args_text="set v b")
+    assert (changed.args_text, changed.args, changed.raw) == ("set v b", ["set", "v", "b"],
+                                                              d.raw)
+
+
+def test_a_directive_made_by_hand_has_no_argument_text_unless_given() -> None:
+    d = Directive("t", 1, 1, "Header set X\n", name="Header", args=["set", "X"])
+    assert (d.args_text, d.args, d.lname) == ("", ["set", "X"], "header")
+    assert Directive("t", 1, 1, "", name="Options").args == []
+    assert Directive("t", 1, 1, "", name="A", args_text="b c").args == []
