@@ -58,11 +58,13 @@ class Directive(Node):
     argument text one shared ``args`` list (a large file repeats lines): never modify
     ``args`` in place — replace it, or the node (``dataclasses.replace``).
 
-    A parsed node holds its line once: ``args_text`` is read from ``raw`` when asked for,
-    and ``args`` is split on first use (a tree of distinct lines held each line three
-    times: as written, after the name, and as words).  ``_text`` is the argument text when
-    it is not the end of ``raw`` (None: it is), ``_words`` the words or, until they are
-    first read, the file's :class:`~confmig.syntax.words.WordTable` that splits them.
+    A parsed node holds its line once until more is asked of it: ``args_text`` is cut from
+    ``raw`` and ``args`` split when first read (a tree of distinct lines held each line
+    three times: as written, after the name, and as words — a parse reads none of them for
+    an ``.htaccess`` file, a lint reads all).  ``_text`` is the argument text (None: not cut
+    yet), ``_words`` the words or, until they are first read, the file's
+    :class:`~confmig.syntax.words.WordTable` that splits them and shares both with equal
+    lines.
     """
 
     name: str
@@ -92,24 +94,38 @@ class Directive(Node):
     @classmethod
     def parsed(cls, file: str, line: int, column: int, raw: str, name: str,
                words: list[str] | WordTable, end_line: int) -> Directive:
-        """A node whose argument text is what follows ``name`` in ``raw``: the parser
-        checked that ``raw`` has no continuation and no NUL, and starts with ``name``."""
+        """A node whose argument text is what follows ``name`` in ``raw``, cut when first
+        read: the parser checked that ``raw`` has no continuation and no NUL, and starts with
+        ``name``."""
         return cls(file, line, column, raw, name, end_line=end_line, _words=words,
                    _text=None)
 
     @property
     def args_text(self) -> str:
-        text = self._text
-        if text is None:
-            return self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
-        return text
+        if self._text is None:
+            self._read()
+        return self._text  # type: ignore[return-value]
 
     @property
     def args(self) -> list[str]:
-        words = self._words
-        if isinstance(words, WordTable):
-            words = self._words = words.split(self.args_text)
-        return words
+        if isinstance(self._words, WordTable):
+            self._read()
+        return self._words  # type: ignore[return-value]
+
+    def _read(self) -> None:
+        """Cut the argument text from ``raw`` (see :meth:`parsed`) and split it, both shared
+        with equal lines of the file; kept once read: a lint reads them several times a
+        directive, and cutting costs five times a read."""
+        text = self._text
+        table = self._words
+        if not isinstance(table, WordTable):  # split already, or never parsed lazily
+            if text is None:
+                self._text = self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
+            return
+        if text is None:
+            text = table.share(self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE))
+            self._text = text
+        self._words = table.split(text)
 
 
 @dataclass(eq=False, slots=True)

@@ -67,6 +67,17 @@ def test_equal_lines_share_one_word_list_and_distinct_ones_split_on_first_use() 
     assert b.args[0] is a.args[0]  # equal words are one string
 
 
+@pytest.mark.parametrize("words_first", [True, False])
+def test_equal_lines_share_their_text_whichever_is_read_first(words_first: bool) -> None:
+    nodes = list(parse_text("Header set X-A b\n" * 3).directives())
+    for d in nodes:
+        if words_first:
+            assert d.args == ["set", "X-A", "b"]
+        assert d.args_text == "set X-A b"
+    assert nodes[0].args_text is nodes[2].args_text
+    assert nodes[0].args is nodes[2].args
+
+
 def test_the_word_list_is_not_made_until_it_is_read() -> None:
     d = next(parse_text("Header set X-A b\n").directives())
     assert isinstance(d._words, WordTable)
