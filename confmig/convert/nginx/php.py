@@ -10,12 +10,13 @@ the application sees on both sides and compares):
   file, nginx needs ``fastcgi_split_path_info`` (and the PATH_INFO kept in a variable before
   ``try_files`` changes ``$uri``);
 * ``REQUEST_URI`` is the request's own, ``QUERY_STRING`` the current one (after a rewrite);
-* after an internal redirect (a rewrite to ``index.php``, not ``DirectoryIndex``, which Apache
-  does as a "fast" redirect), Apache adds ``REDIRECT_STATUS=200``, ``REDIRECT_URL`` (the
+* after an internal redirect (a rewrite to ``index.php``; not ``DirectoryIndex`` nor
+  ``FallbackResource``, which mod_dir does as "fast" redirects: ``tests/nginx/
+  test_php_fallback.py``), Apache adds ``REDIRECT_STATUS=200``, ``REDIRECT_URL`` (the
   request's decoded path), ``REDIRECT_QUERY_STRING`` (when it had one) and ``REDIRECT_<VAR>``
   for each variable the first pass set — so the request's own path and query are kept at the
   server level, across nginx's internal redirects, and the first scope the request met is
-  remembered;
+  remembered (and where a fallback left which path for which script);
 * Apache never passes the ``Authorization`` header to a script (``CGIPassAuth Off``), nor
   ``Proxy``/``Proxy-Authorization``: only what ``[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``
   set, possibly empty, or ``SetEnvIf Authorization "(.+)" HTTP_AUTHORIZATION=$1``.  nginx
@@ -61,6 +62,10 @@ PARAMS = [
 #: Handlers Apache runs PHP with (mod_php's, Debian's php-fpm configuration's).
 PHP_HANDLERS = ("application/x-httpd-php", "php-script", "php8-script", "php7-script",
                 "proxy:fcgi://", "proxy:unix:")
+#: FallbackResource's record of its fast redirect (:meth:`PhpEmitter.fallback_lines`)
+_FAST_COMMENT = ("# FallbackResource is a fast redirect for Apache: no REDIRECT_* for the "
+                 "script it reaches")
+_FAST_SET = "set $confmig_php_fast "
 _REQUEST_FILENAME = re.compile(r"\$(?:\{request_filename\}|request_filename(?![A-Za-z0-9_]))")
 
 
@@ -252,13 +257,19 @@ class PhpEmitter:
         scripts as HTTP_AUTHORIZATION (when it is sent)."""
         self.address = address
         self.http = http
+        scopes = list(scopes)
         #: scope id → its header copies (the first pass's decide the REDIRECT_ variables)
         self.envs = {sid: scope_env(settings) for sid, settings in scopes}
+        #: a FallbackResource somewhere: its fast redirect is told from a rewrite's
+        #: (:meth:`fallback_lines`)
+        self.fallback = any((settings.fallback or "").startswith("/")
+                            for _, settings in scopes)
         for sid in authorization:
             env = self.envs.get(sid)
             if env is not None and env.authorization is None:
                 env.copies.append(EnvCopy("HTTP_AUTHORIZATION", "Authorization", False))
         self.named: dict[str, list[str]] = {}
+        self.walk_names: set[str] = set()  # the named locations of a missing script's walk
         #: FallbackResource's try_files route → the lines that walk a missing script's
         #: directory (the renderer's), in a named location that then hands it to php-fpm:
         #: Apache runs the handler where its walk reaches the name, missing or not
@@ -274,7 +285,8 @@ class PhpEmitter:
             "# internal redirects (Apache's REDIRECT_URL and REDIRECT_QUERY_STRING)",
             "uninitialized_variable_warn off;",
             'if ($confmig_php_url = "") { set $confmig_php_url $uri; '
-            "set $confmig_php_query $args; }",
+            "set $confmig_php_query $args;"
+            + (' set $confmig_php_fast "";' if self.fallback else "") + " }",
             "# the URL at the last internal redirect (index, try_files): a rewrite … last",
             "# since then is an internal redirect for Apache, index's is not",
             "set $confmig_php_internal $uri;",
@@ -286,6 +298,15 @@ class PhpEmitter:
         # appended, never tested with `if`: an `if` that matches takes try_files out
         return f'set $confmig_php_pass1 "${{confmig_php_pass1}}s{sid}";'
 
+    def fallback_lines(self, target: str) -> list[str]:
+        """The lines before a FallbackResource's ``try_files`` (after the rules: a rule's
+        ``last``/``break`` skips them, its rewrite being Apache's internal redirect).
+        mod_dir's fallback is a *fast* internal redirect (``ap_internal_fast_redirect``):
+        the script sees no ``REDIRECT_*`` — unlike a rewrite to it.  The path the fallback
+        leaves and the *target* are recorded; the script's location compares them with the
+        request's own path and its own (:meth:`fastcgi_lines`)."""
+        return [_FAST_COMMENT, f"{_FAST_SET}{q('$uri>' + target)};"]
+
     def location_lines(self, sid: str, lines: list[str], index: Iterable[str]) -> list[str]:
         """The lines of a PHP location: the scope's own *lines* (``try_files`` and the
         rules' ``$request_filename`` on the script's file, as Apache's ``-f`` sees it), then
@@ -294,10 +315,16 @@ class PhpEmitter:
         head, fastcgi, empty = self.fastcgi_lines(sid, index)
         body = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
         walk: list[str] = []
+        fast: list[str] = []
         for line in lines:
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
             line = _REQUEST_FILENAME.sub(_filename, line)
+            if line == _FAST_COMMENT or line.startswith(_FAST_SET):
+                # only where a missing script's walk falls back: nginx may run a location's
+                # rewrite phase again, and the script's path is no fallback's
+                fast.append(line)
+                continue
             if line.startswith("try_files "):
                 fallback = line.removesuffix(";").split()[-1]
                 if fallback in self.script_walks:
@@ -305,6 +332,7 @@ class PhpEmitter:
                     walk = self.script_walks[fallback]
                     fallback = f"@confmig_php_{len(self.named) + 1}"
                     self.named[fallback] = []
+                    self.walk_names.add(fallback)
                 line = f"try_files $fastcgi_script_name {fallback};"
             elif line.startswith(("index ", "autoindex ")):
                 continue
@@ -313,7 +341,7 @@ class PhpEmitter:
             name = next(n for n, named in self.named.items() if not named)
             self.named[name] = [*head, *(line for line in body
                                         if not line.startswith("try_files ")),
-                                *walk, *fastcgi]
+                                *fast, *walk, *fastcgi]
         if not any(line.startswith("try_files ") for line in body):
             # Apache hands over only what its walk stops at (the script, or the first
             # missing component when it matches): in a missing directory, its own 404
@@ -350,8 +378,14 @@ class PhpEmitter:
             params.append(("HTTP_AUTHORIZATION", "$http_authorization"
                            + ("" if auth.always else " if_not_empty")))
         # maps, not `if … { set }`: an `if` that matches takes try_files out of the location
+        redirected = "200"
+        if self.fallback:
+            # FallbackResource's fast redirect: the path it left is the request's own and
+            # the script is its target ("A|B" with A equal to B: one split only)
+            redirected = self.http.map('"$confmig_php_url>$uri|$confmig_php_fast"',
+                                       [("~^(.*)\\|\\1$", '""')], "200")
         redirected = self.http.map('"$confmig_php_url|$confmig_php_internal|$uri"',
-                                   [(f"~{same}", '""')], "200")
+                                   [(f"~{same}", '""')], redirected)
         status = "$confmig_php_status"  # set before try_files changes $uri
         params += [("REDIRECT_STATUS", f"{status} if_not_empty"),
                    ("REDIRECT_URL", self.http.map(status, [("200", "$confmig_php_url")], '""')
@@ -374,7 +408,7 @@ class PhpEmitter:
     def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
         """The named locations :meth:`location_lines` jumps to (server level)."""
         return [make(name, ["PHP: a missing script under FallbackResource"
-                            if any(line.startswith("rewrite ^ ") for line in lines) else
+                            if name in self.walk_names else
                             "PHP: REDIRECT_HTTP_AUTHORIZATION set empty"], lines)
                 for name, lines in self.named.items()]
 

@@ -668,6 +668,7 @@ class Renderer:
                        scope.directory, fields=ANSWER_FIELDS)
             return []
         lines = ["# FallbackResource: what is neither a file nor a directory",
+                 *(self.php.fallback_lines(target) if self.php is not None else ()),
                  *self._front_lines(scope, settings, target)]
         if self.php is not None:
             # a script: Apache's handler takes the name where the walk reaches it, missing
