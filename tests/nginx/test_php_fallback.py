@@ -34,31 +34,35 @@ pytestmark = [pytest.mark.apache]
 SCRIPT = "<?php echo 'app';\n"
 FRONT_RULE = ("RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} !-f\n"
               "RewriteCond %{REQUEST_FILENAME} !-d\nRewriteRule . /index.php [L]\n")
-#: site → (its files, the URL prefix of its front controller, the script, whether Apache
-#: reaches it through an internal redirect)
-SITES: dict[str, tuple[dict[str, str], str, str, bool]] = {
-    "fallback-root": ({".htaccess": "FallbackResource /index.php\n", "index.php": SCRIPT,
-                       "a.txt": "a\n", "d/x.php": SCRIPT, "d/e/notes.txt": "n\n"},
-                      "", "/index.php", False),
-    "fallback-subdirectory": ({"index.php": SCRIPT, "a.txt": "a\n",
-                               "s/.htaccess": "FallbackResource /s/index.php\n",
-                               "s/index.php": SCRIPT, "s/d/x.php": SCRIPT,
-                               "s/d/e/notes.txt": "n\n"},
-                              "/s", "/s/index.php", False),
-    "rewrite": ({".htaccess": FRONT_RULE, "index.php": SCRIPT, "a.txt": "a\n",
-                 "d/x.php": SCRIPT, "d/e/notes.txt": "n\n"},
-                "", "/index.php", True),
-}
 #: (method, path below the site's prefix): a pretty URL, a longer one (the front
-#: controller's walk), a query, a POST, a missing script in a missing directory — and, for
-#: FallbackResource, a directory without an index file (its last `index`).
+#: controller's walk), a query, a POST, a missing script in a missing directory
 REQUESTS = [("GET", "/slug"), ("GET", "/d/slug/x"), ("GET", "/slug?a=1&b=%20&c=%2F"),
             ("POST", "/slug?q=1"), ("GET", "/nodir/missing.php")]
-DIRECTORY = ("GET", "/d/e/")
-#: (site, request): a directory is no front controller's for the rewrite (its !-d)
+#: FallbackResource also answers mod_dir's sub-request for the first index name when it is
+#: missing and no handler takes it (Debian's index.html): a directory without an index file,
+#: and one with only index.php, are the fallback's
+DIRECTORIES = [("GET", "/d/e/"), ("GET", "/i/")]
+FILES = {"index.php": SCRIPT, "a.txt": "a\n", "d/x.php": SCRIPT, "d/e/notes.txt": "n\n",
+         "i/index.php": SCRIPT}
+#: site → (its files, the URL prefix of its front controller, the script, whether Apache
+#: reaches it through an internal redirect, the requests the script answers)
+SITES: dict[str, tuple[dict[str, str], str, str, bool, list[tuple[str, str]]]] = {
+    "fallback-root": ({**FILES, ".htaccess": "FallbackResource /index.php\n"},
+                      "", "/index.php", False, [*REQUESTS, *DIRECTORIES]),
+    "fallback-subdirectory": ({"index.php": SCRIPT, "a.txt": "a\n",
+                               **{f"s/{name}": text for name, text in FILES.items()},
+                               "s/.htaccess": "FallbackResource /s/index.php\n"},
+                              "/s", "/s/index.php", False, [*REQUESTS, *DIRECTORIES]),
+    # every index name gets a handler (PHP's): a missing one is no fallback's, /d/e/ is
+    # listed and /i/ runs /i/index.php (verify only)
+    "fallback-index-php": ({**FILES, ".htaccess": "DirectoryIndex index.php\n"
+                                                  "FallbackResource /index.php\n"},
+                           "", "/index.php", False, REQUESTS),
+    # a directory is no front controller's for the rewrite (its !-d)
+    "rewrite": ({**FILES, ".htaccess": FRONT_RULE}, "", "/index.php", True, REQUESTS),
+}
 CASES = [pytest.param(name, req, id=f"{name}:{req[0]} {req[1]}")
-         for name, (*_, redirected) in sorted(SITES.items())
-         for req in (REQUESTS if redirected else [*REQUESTS, DIRECTORY])]
+         for name, site in sorted(SITES.items()) for req in site[4]]
 
 
 @dataclass
@@ -94,7 +98,7 @@ def _ask(base: str, method: str, path: str) -> tuple[int, list[str], bytes]:
 
 @pytest.mark.parametrize(("pair", "req"), CASES, indirect=["pair"])
 def test_the_script_sees_what_apache_hands_it(pair: Pair, req: tuple[str, str]) -> None:
-    _files, prefix, script, redirected = SITES[pair.name]
+    _files, prefix, script, redirected, _requests = SITES[pair.name]
     method, rest = req
     path = prefix + rest
     a_status, a_lines, a_body = _ask(pair.apache, method, path)

@@ -97,6 +97,33 @@ def files_php(files: FilesScope) -> bool | None:
     return any(ext == "php" and is_php_handler(h) for ext, h in settings.handlers)
 
 
+#: Debian's php-fpm configuration: ``<FilesMatch ".+\.php$"> SetHandler "proxy:fcgi://…"``
+_PHP_FILES = re.compile(r".+\.php$")
+
+
+def index_before_fallback(names: Iterable[str], settings: Settings,
+                          php_fpm: bool) -> tuple[list[str], bool]:
+    """The ``DirectoryIndex`` names mod_dir tries under ``FallbackResource``, and whether the
+    fallback then answers for the directory.  Each name is a sub-request, and in it a missing
+    file with no handler is ``fixup_dflt``'s: the fallback is served as that index (real
+    Apache: ``/d/`` with only ``d/index.php`` serves ``/index.php`` under Debian's
+    ``DirectoryIndex index.html …``).  A missing name that gets a handler (``SetHandler``,
+    ``AddHandler`` of one of its extensions, PHP's ``<FilesMatch>`` with *php_fpm*) is not
+    usable and the next is tried; when every name gets one, no fallback: the listing or 403
+    (``tests/nginx/test_php_fallback.py``)."""
+    tried: list[str] = []
+    for name in names:
+        tried.append(name)
+        base = name.rsplit("/", 1)[-1]
+        extensions = {e.lower() for e in base.split(".")[1:]}
+        handled = settings.handler is not None \
+            or any(ext.lower() in extensions for ext, _ in settings.handlers) \
+            or (php_fpm and _PHP_FILES.match(base) is not None)
+        if not handled:
+            return tried, True
+    return tried, False
+
+
 MAX_NAME_FILES = 5000  # files of a directory looked at for names mod_mime gives .php's handler
 
 

@@ -41,7 +41,12 @@ from confmig.convert.nginx.headers import (
 )
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
-from confmig.convert.nginx.php import PhpEmitter, handler_notes, handler_source
+from confmig.convert.nginx.php import (
+    PhpEmitter,
+    handler_notes,
+    handler_source,
+    index_before_fallback,
+)
 from confmig.convert.nginx.regex import (
     Untranslatable,
     basename,
@@ -834,10 +839,14 @@ class Renderer:
             lines.append(f"# SetHandler {settings.handler}: a directory without an index file "
                          "is the default handler's 404 (mod_autoindex declines it)")
         if settings.index and settings.index != ("disabled",):
-            names = [q(n) if " " in n else n for n in settings.index]
+            index = list(settings.index)
+            if fallback:
+                index, reached = index_before_fallback(index, settings, self.php is not None)
+                last = last if reached else []
+            names = [q(n) if " " in n else n for n in index]
             lines.append(f"# {src}DirectoryIndex {' '.join(settings.index)}"
-                         + (" (then FallbackResource for a directory without one)"
-                            if fallback else ""))
+                         + (" (FallbackResource answers mod_dir's sub-request for a missing "
+                            f"{index[-1]})" if last else ""))
             lines.append(f"index {' '.join([*names, *last])};")
         else:
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
