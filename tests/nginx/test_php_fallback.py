@@ -58,6 +58,13 @@ SITES: dict[str, tuple[dict[str, str], str, str, bool, list[tuple[str, str]]]] =
     "fallback-index-php": ({**FILES, ".htaccess": "DirectoryIndex index.php\n"
                                                   "FallbackResource /index.php\n"},
                            "", "/index.php", False, REQUESTS),
+    # a rule below hands the Authorization header to scripts, the fallback's script is
+    # above it: the fast redirect keeps the first pass's variable (HTTP_AUTHORIZATION, set
+    # empty without the header), no REDIRECT_HTTP_AUTHORIZATION (test_the_first_pass_...)
+    "fallback-env-below": ({**FILES, ".htaccess": "FallbackResource /index.php\n",
+                            "d/.htaccess": "RewriteEngine On\nRewriteRule .* - "
+                                           "[E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]\n"},
+                           "", "/index.php", False, []),
     # a directory is no front controller's for the rewrite (its !-d)
     "rewrite": ({**FILES, ".htaccess": FRONT_RULE}, "", "/index.php", True, REQUESTS),
 }
@@ -89,9 +96,11 @@ def pair(request: pytest.FixtureRequest, apache_binary: object, nginx_binary: ob
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _ask(base: str, method: str, path: str) -> tuple[int, list[str], bytes]:
+def _ask(base: str, method: str, path: str, headers: dict[str, str] | None = None
+         ) -> tuple[int, list[str], bytes]:
     body = b"a=1" if method == "POST" else None
-    headers = {"Content-Type": "application/x-www-form-urlencoded"} if body else {}
+    headers = {**(headers or {}),
+               **({"Content-Type": "application/x-www-form-urlencoded"} if body else {})}
     got = http_get(base, path, headers, method, body=body)
     return got.status, got.body.decode("utf-8", errors="replace").splitlines(), got.body
 
@@ -119,6 +128,21 @@ def test_the_script_sees_what_apache_hands_it(pair: Pair, req: tuple[str, str]) 
     # and nginx hands it the same
     assert b_status == a_status, (path, b_status)
     assert b_body == a_body, (path, a_body, b_body)
+
+
+@pytest.mark.parametrize("pair", ["fallback-env-below"], indirect=True)
+@pytest.mark.parametrize(("headers", "expected"), [
+    ({}, "HTTP_AUTHORIZATION="), ({"Authorization": "Basic dTpw"},
+                                  "HTTP_AUTHORIZATION=Basic dTpw")])
+@pytest.mark.parametrize("path", ["/d/slug", "/d/e/slug/x", "/d/e/"])
+def test_the_first_pass_variables_stay_theirs(pair: Pair, path: str, headers: dict[str, str],
+                                              expected: str) -> None:
+    a_status, a_lines, a_body = _ask(pair.apache, "GET", path, headers)
+    b_status, _b_lines, b_body = _ask(pair.nginx, "GET", path, headers)
+    assert a_status == 200 and "SCRIPT_NAME=/index.php" in a_lines, (path, a_lines)
+    assert expected in a_lines, (path, a_lines)
+    assert not [line for line in a_lines if line.startswith("REDIRECT_")], (path, a_lines)
+    assert (b_status, b_body) == (a_status, a_body), (path, a_body, b_body)
 
 
 @pytest.mark.parametrize("pair", sorted(SITES), indirect=True)

@@ -97,6 +97,11 @@ def files_php(files: FilesScope) -> bool | None:
     return any(ext == "php" and is_php_handler(h) for ext, h in settings.handlers)
 
 
+#: What the value of the map :meth:`PhpEmitter._empty_authorization` makes send empty, and
+#: how: nginx leaves out an ``HTTP_*`` parameter whose value is a constant "" (the way to
+#: hide a header), so that one is the header's empty variable (the map saw it empty).
+_EMPTY_PARAMS = {"1": ("REDIRECT_HTTP_AUTHORIZATION", '""'),
+                 "2": ("HTTP_AUTHORIZATION", "$http_authorization")}
 #: Debian's php-fpm configuration: ``<FilesMatch ".+\.php$"> SetHandler "proxy:fcgi://…"``
 _PHP_FILES = re.compile(r".+\.php$")
 
@@ -296,7 +301,7 @@ class PhpEmitter:
             if env is not None and env.authorization is None:
                 env.copies.append(EnvCopy("HTTP_AUTHORIZATION", "Authorization", False))
         self.named: dict[str, list[str]] = {}
-        self.walk_names: set[str] = set()  # the named locations of a missing script's walk
+        self.labels: dict[str, str] = {}  # named location → what it is for
         #: FallbackResource's try_files route → the lines that walk a missing script's
         #: directory (the renderer's), in a named location that then hands it to php-fpm:
         #: Apache runs the handler where its walk reaches the name, missing or not
@@ -359,7 +364,7 @@ class PhpEmitter:
                     walk = self.script_walks[fallback]
                     fallback = f"@confmig_php_{len(self.named) + 1}"
                     self.named[fallback] = []
-                    self.walk_names.add(fallback)
+                    self.labels[fallback] = "PHP: a missing script under FallbackResource"
                 line = f"try_files $fastcgi_script_name {fallback};"
             elif line.startswith(("index ", "autoindex ")):
                 continue
@@ -380,26 +385,42 @@ class PhpEmitter:
             return [*head, *body, *fastcgi]
         # A parameter cannot be sent empty on a condition: the same location once more,
         # named, sends it — jumped to before the rules (whose break would skip the jump).
-        name = f"@confmig_php_{len(self.named) + 1}"
-        self.named[name] = [f"fastcgi_split_path_info {q(SPLIT)};", *body, *fastcgi,
-                            'fastcgi_param REDIRECT_HTTP_AUTHORIZATION "";']
-        return [*head, "# [E=HTTP_AUTHORIZATION:…] set it empty in the first pass: Apache "
-                       "hands REDIRECT_HTTP_AUTHORIZATION over empty",
-                f"error_page 599 = {name};", f"if ({empty} = 1) {{ return 599; }}",
-                *body, *fastcgi]
+        variable, values = empty
+        jumps = []
+        for value in values:
+            param = _EMPTY_PARAMS[value][0]
+            jumps.append("# [E=HTTP_AUTHORIZATION:…] set it empty in the first pass: Apache "
+                         f"hands {param} over empty" + (" (FallbackResource's fast redirect)"
+                                                        if value == "2" else ""))
+            name = f"@confmig_php_{len(self.named) + 1}"
+            self.named[name] = [f"fastcgi_split_path_info {q(SPLIT)};", *body, *fastcgi,
+                                f"fastcgi_param {param} {_EMPTY_PARAMS[value][1]};"]
+            self.labels[name] = f"PHP: {param} set empty"
+            code = 600 - int(value)
+            jumps += [f"error_page {code} = {name};",
+                      f"if ({variable} = {value}) {{ return {code}; }}"]
+        return [*head, *jumps, *body, *fastcgi]
 
     def fastcgi_lines(self, sid: str, index: Iterable[str]
-                      ) -> tuple[list[str], list[str], str | None]:
+                      ) -> tuple[list[str], list[str], tuple[str, list[str]] | None]:
         """The lines that go before a location's own (the request's variables, taken before
-        its rules may ``break``), the hand-over after them, and the variable that is 1 when
-        REDIRECT_HTTP_AUTHORIZATION must be sent empty (None: never)."""
+        its rules may ``break``), the hand-over after them, and the variable that tells
+        when a parameter must be sent empty, with its values (:data:`_EMPTY_PARAMS`; None:
+        never)."""
         env = self.envs[sid]
         names = [re.escape(n) for n in index if n.lower().endswith(".php") and "/" not in n]
         same = "^(.*)\\|\\1\\|\\1$" + (
             f"|^(.*/)\\|(\\2(?:{'|'.join(names)}))\\|\\3$" if names else "")
         auth = env.authorization
         params = [*PARAMS]
-        if auth is None:
+        first = self._fast_authorization(sid)
+        if auth is None and first:
+            # FallbackResource's fast redirect keeps the variables of the request's first
+            # pass under their own names (r->subprocess_env): another scope's copy counts
+            rows = [(f"~^\\|s{other}(?:s|$)", "$http_authorization") for other in first]
+            value = self.http.map('"$confmig_php_status|$confmig_php_pass1"', rows, '""')
+            params.append(("HTTP_AUTHORIZATION", f"{value} if_not_empty"))
+        elif auth is None:
             params.append(("HTTP_AUTHORIZATION", '"" if_not_empty'))
         else:
             params.append(("HTTP_AUTHORIZATION", "$http_authorization"
@@ -430,14 +451,11 @@ class PhpEmitter:
         ]
         fastcgi = [f"fastcgi_pass {self.address};",
                    *(f"fastcgi_param {name} {value};" for name, value in params)]
-        return head, fastcgi, self._empty_authorization(status)
+        return head, fastcgi, self._empty_authorization(status, first)
 
     def named_locations(self, make: Callable[[str, list[str], list[str]], Any]) -> list[Any]:
         """The named locations :meth:`location_lines` jumps to (server level)."""
-        return [make(name, ["PHP: a missing script under FallbackResource"
-                            if name in self.walk_names else
-                            "PHP: REDIRECT_HTTP_AUTHORIZATION set empty"], lines)
-                for name, lines in self.named.items()]
+        return [make(name, [self.labels[name]], lines) for name, lines in self.named.items()]
 
     def _redirect_copies(self, status: str) -> list[tuple[str, str]]:
         """REDIRECT_<VAR> for every variable a first pass may set: a map of the redirect
@@ -450,13 +468,28 @@ class PhpEmitter:
             out.append((name, self.http.map(f'"{status}:$confmig_php_pass1"', rows, '""')))
         return out
 
-    def _empty_authorization(self, status: str) -> str | None:
-        """REDIRECT_HTTP_AUTHORIZATION="" (an ``always`` copy, no header): 1 or ""."""
+    def _fast_authorization(self, sid: str) -> list[str]:
+        """The other scopes whose rules hand the Authorization header to a script, when
+        scope *sid*'s do not and a FallbackResource may bring a request from them."""
+        if not self.fallback or self.envs[sid].authorization is not None:
+            return []
+        return [other for other, env in self.envs.items()
+                if other != sid and env.authorization is not None]
+
+    def _empty_authorization(self, status: str, first: list[str]
+                             ) -> tuple[str, list[str]] | None:
+        """An ``always`` copy and no header: REDIRECT_HTTP_AUTHORIZATION="" after an
+        internal redirect ("1"), HTTP_AUTHORIZATION="" after a fast one from a scope of
+        *first* ("2"); the map variable and the values it can take."""
         rows = [(f"~^200:s{sid}(?:s[^:]*)?:$", "1") for sid, env in self.envs.items()
                 if env.authorization is not None and env.authorization.always]
+        rows += [(f"~^:s{other}(?:s[^:]*)?:$", "2") for other in first
+                 if (auth := self.envs[other].authorization) is not None and auth.always]
         if not rows:
             return None
-        return self.http.map(f'"{status}:$confmig_php_pass1:$http_authorization"', rows, '""')
+        variable = self.http.map(f'"{status}:$confmig_php_pass1:$http_authorization"', rows,
+                                 '""')
+        return variable, sorted({value for _, value in rows})
 
     def add_locations(self, sid: str, locations: list[Any], index: Iterable[str],
                       make: Callable[[str, list[str], list[str]], Any],
