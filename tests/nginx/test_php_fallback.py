@@ -58,6 +58,10 @@ SITES: dict[str, tuple[dict[str, str], str, str, bool, list[tuple[str, str]]]] =
     "fallback-index-php": ({**FILES, ".htaccess": "DirectoryIndex index.php\n"
                                                   "FallbackResource /index.php\n"},
                            "", "/index.php", False, REQUESTS),
+    # no index name, no sub-request: directories are listed, not the fallback's (verify)
+    "fallback-index-disabled": ({**FILES, ".htaccess": "DirectoryIndex disabled\n"
+                                                       "FallbackResource /index.php\n"},
+                                "", "/index.php", False, REQUESTS),
     # a rule below hands the Authorization header to scripts, the fallback's script is
     # above it: the fast redirect keeps the first pass's variable (HTTP_AUTHORIZATION, set
     # empty without the header), no REDIRECT_HTTP_AUTHORIZATION (test_the_first_pass_...)

@@ -849,8 +849,10 @@ class Renderer:
                             f"{index[-1]})" if last else ""))
             lines.append(f"index {' '.join([*names, *last])};")
         else:
+            # (no sub-request: FallbackResource does not answer for the directory either)
             lines += [f"# {src}DirectoryIndex disabled: no index file (a name no file has)",
-                      f"index {' '.join(['.confmig-no-directory-index', *last])};"]
+                      f"index {' '.join(['.confmig-no-directory-index', *last])};"
+                      if not fallback else "index .confmig-no-directory-index;"]
         lines.append(f"autoindex {'on' if settings.indexes else 'off'};")
         if settings.follow_symlinks:
             pass
