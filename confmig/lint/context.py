@@ -458,6 +458,14 @@ class FileContext:
                 self._raw_walk_cache = walk_pairs(raw)
         return iter(self._raw_walk_cache)
 
+    def forget_derived(self) -> None:
+        """Drop the walks, lines and scopes worked out for the per-file rules (made again
+        if asked): a context kept for the tree rules then holds its tree alone (issue 10:
+        a 1 MB file of RewriteRules kept the scopes' parsed rules, 7 MB, through SEC002)."""
+        self._walk_cache = self._directive_cache = self._raw_walk_cache = None
+        self._lines_cache = None
+        self._scope_cache = self._rewrite_scope_cache = None
+
 
 def node_info(registry: Registry, node: Node) -> DirectiveInfo | None:
     if isinstance(node, Section):

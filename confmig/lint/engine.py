@@ -156,6 +156,7 @@ def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
         ctx = load_plan(env, plan)
         plan.findings, plan.summaries = _check_plan(rules, ctx, summarize)
         if summarize:
+            ctx.forget_derived()   # (what the per-file rules needed: not the tree rules)
             plan.context = ctx     # at hand: a tree rule that wants it need not parse again
 
 

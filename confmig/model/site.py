@@ -126,7 +126,7 @@ class Site:
         # What requests see on disk: the real one (cached), or e.g. model.listed_files.
         self.stat = filesystem if filesystem is not None else StatCache()
         self.access_files = AccessFiles(self.stat, state)
-        self._merged: dict[tuple[int, ...], DirConfig] = {}
+        self._merged: dict[tuple[int, int], DirConfig] = {}
         # What the evaluation works out once (config results keyed by id() of a merged config,
         # which the merge cache keeps alive): the vhost for (Host, address, port), a file's
         # content type and handler, static access decisions, configured response headers.
@@ -164,18 +164,24 @@ class Site:
     # -- merging with a cache -----------------------------------------------------------------
 
     def merged(self, sections: Sequence[ConfigSection]) -> DirConfig:
-        """The config vector of *sections* merged in order (cached by identity)."""
-        key = tuple(id(s) for s in sections)
-        found = self._merged.get(key)
-        if found is not None:
-            return found
-        if len(sections) == 1:
-            result = sections[0].config
-        else:
-            result = merge_configs(self.merged(sections[:-1]), sections[-1].config)
-        # Every section stays reachable from the site (its lists, the .htaccess cache, the
-        # configs of its parents), so the ids in the key stay unique.
-        self._merged[key] = result
+        """The config vector of *sections* merged in order (cached by identity).
+
+        Cached a step at a time: a prefix's merged config and the next section are the key of
+        their merge.  A key of every prefix's section ids (as before) cost memory quadratic in
+        the number of sections, and a recursion per section: for a file that the 1,199
+        ``<FilesMatch>`` of one access file match, 27.6 MB of keys, then RecursionError
+        (issue 10)."""
+        result = sections[0].config
+        for at in range(1, len(sections)):
+            section = sections[at]
+            # Every section stays reachable from the site (its lists, the .htaccess cache,
+            # the configs of its parents) and every merged config from this cache, so the
+            # ids in a key stay unique.
+            key = (id(result), id(section))
+            found = self._merged.get(key)
+            if found is None:
+                found = self._merged[key] = merge_configs(result, section.config)
+            result = found
         return result
 
     def listdir(self, directory: str) -> tuple[str, ...]:
