@@ -15,6 +15,7 @@ Derived from the site itself, bounded in number:
 from __future__ import annotations
 
 import os
+import re
 import string
 import time
 from collections.abc import Iterable, Iterator
@@ -286,6 +287,45 @@ def _rule_probes(site: ProbeSite, prefix: str, rule: RewriteRule, subdirs: list[
         yield _probe(site, first + "?confmig=1&a=b", why + " with a query string")
     for cond in rule.conditions:
         yield from _condition_probes(site, first, cond)
+    if _redirects_expansions(rule):
+        yield from _escape_probes(site, prefix, first, matches[:1], rule)
+
+
+#: Bytes a redirect's expansions may bring that Apache %-escapes in its Location
+#: (a '%', a space, a '?'), which nginx's redirect writes otherwise.
+ESCAPE_QUERY = "confmig=a%3Fb%7B"
+ESCAPE_PATH = "%25"
+ESCAPE_HEADER = "a b{%3F"
+_SUBST_HEADER = re.compile(r"%\{(HTTP:[^}]+|HTTP_[A-Z_]+)\}", re.IGNORECASE)
+
+
+def _redirects_expansions(rule: RewriteRule) -> bool:
+    """An ``[R]`` rule (or one to an absolute URL) whose substitution expands something."""
+    subst = rule.substitution or ""
+    redirect = rule.redirect or subst.startswith(("http://", "https://"))
+    return redirect and any(mark in subst for mark in ("$", "%"))
+
+
+def _escape_probes(site: ProbeSite, prefix: str, url: str, matches: list[str],
+                   rule: RewriteRule) -> Iterator[Probe]:
+    """A redirect's target with such bytes: in the query (``%{QUERY_STRING}``, a
+    condition's ``%N``), after a matching path (a capture), in the headers the
+    substitution reads."""
+    why = f"RewriteRule {rule.pattern} (bytes Apache escapes in a Location)"
+    yield _probe(site, f"{url}?{ESCAPE_QUERY}", why)
+    for match in matches:
+        if matches_pattern(rule.pattern, rule.nocase, match + unquote(ESCAPE_PATH)) \
+                != rule.negate:
+            yield _probe(site, prefix + match.lstrip("/") + ESCAPE_PATH, why)
+    for cond in rule.conditions:  # a condition's %N taken from the query
+        if cond.kind == "regex" and cond.test.upper() == "%{QUERY_STRING}":
+            for query in samples(cond.pattern, cond.nocase, 1, QUERY_ALPHABET)[0]:
+                if matches_pattern(cond.pattern, cond.nocase, query + "%7B") != cond.negate:
+                    yield _probe(site, f"{url}?{query}%7B", why)
+    for var in sorted({v.upper() for v in _SUBST_HEADER.findall(rule.substitution or "")}):
+        header = var[5:] if var.startswith("HTTP:") else _HEADER_VARS.get(var)
+        if header:
+            yield _probe(site, url, why, headers=[(header, ESCAPE_HEADER)])
 
 
 def _condition_probes(site: ProbeSite, url: str, cond: Condition) -> Iterator[Probe]:

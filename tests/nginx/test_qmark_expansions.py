@@ -38,16 +38,19 @@ RULES = ("RewriteEngine On\n"
          "RewriteRule !^(?:archive|cond|qs|hdr|ref|late|mix|m/) /archive/%{QUERY_STRING} "
          "[R=302,L]\n")
 FILES = {"archive/x.txt": "x\n", "archive/a?b": "qmark\n"}
-#: (path, headers) → Apache's status (2.4.71), which nginx must answer too
-CASES: dict[tuple[str, tuple[tuple[str, str], ...]], int] = {
-    ("/cond?u=a?b", ()): 403, ("/cond?u=x.txt", ()): 302, ("/cond?u=a%3Fb", ()): 302,
-    ("/con%64?u=a?b", ()): 403, ("/con%64?u=a%3Fb", ()): 302, ("/cond?u=a+b%3F", ()): 302,
+#: A redirect whose Location nginx would write otherwise than Apache (a '%' brought into
+#: it: Apache escapes it again) is denied, announced (tests/nginx/test_redirect_escapes.py).
+ESCAPED = (302, 403)
+#: (path, headers) → Apache's status (2.4.71), which nginx must answer too (or ESCAPED)
+CASES: dict[tuple[str, tuple[tuple[str, str], ...]], int | tuple[int, int]] = {
+    ("/cond?u=a?b", ()): 403, ("/cond?u=x.txt", ()): 302, ("/cond?u=a%3Fb", ()): ESCAPED,
+    ("/con%64?u=a?b", ()): 403, ("/con%64?u=a%3Fb", ()): 302, ("/cond?u=a+b%3F", ()): ESCAPED,
     ("/condin?u=a?b", ()): 403, ("/condin?u=x.txt", ()): 200,
-    ("/qs?a?b", ()): 403, ("/qs?x.txt", ()): 302, ("/qs?a%3Fb", ()): 302,
-    ("/q%73?a%3Fb", ()): 302, ("/q%73?a?b", ()): 403,
+    ("/qs?a?b", ()): 403, ("/qs?x.txt", ()): 302, ("/qs?a%3Fb", ()): ESCAPED,
+    ("/q%73?a%3Fb", ()): ESCAPED, ("/q%73?a?b", ()): 403,
     ("/qsin?a?b", ()): 403, ("/qsin?x.txt", ()): 200,
     ("/hdr", (("X-Q", "a?b"),)): 403, ("/hdr", (("X-Q", "x.txt"),)): 302, ("/hdr", ()): 302,
-    ("/ref", (("Referer", "http://h/?a"),)): 302, ("/late?u=a?b", ()): 302,
+    ("/ref", (("Referer", "http://h/?a"),)): ESCAPED, ("/late?u=a?b", ()): 302,
     ("/mix/a?u=b", ()): 302, ("/mix/a%3F?u=b", ()): 403, ("/mix/a?u=b?", ()): 403,
     ("/mi%78/a?u=b%3F", ()): 302, ("/other?a?b", ()): 403, ("/other?x", ()): 302,
 }
@@ -73,14 +76,15 @@ def test_a_qmark_any_expansion_brings_is_403_on_both(
     with both(root) as pair:
         for (path, headers), status in CASES.items():
             a, b = pair.ask(path, dict(headers))
-            assert (a.status, b.status) == (status, status), (path, headers)
+            expected = status if isinstance(status, tuple) else (status, status)
+            assert (a.status, b.status) == expected, (path, headers)
         # a bad %-escape brought into an internal rewrite: Apache's internal redirect
         # parses the new path again
         for path in ("/condin?u=a%zz", "/qsin?a%zz", "/qsin?a%", "/condin?u=%2"):
             a, b = pair.ask(path)
             assert a.status == b.status == 400, path
     report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=600))
-    statuses = [r for r in report.differing if r.original.status != r.converted.status
+    statuses = [r for r in report.unannounced if r.original.status != r.converted.status
                 and 403 in (r.original.status, r.converted.status)]
     assert not statuses, report.summary()
     assert not report.wider, report.summary()
@@ -113,14 +117,16 @@ def map_config() -> Iterator[Path]:
 def test_a_qmark_a_map_lookup_brings_is_403_on_both(map_config: Path, apache_binary: object,
                                                     nginx_binary: object) -> None:
     """A map's value (or the default, a back-reference) with a '?' before the
-    substitution's own: 403; after it: the redirect."""
+    substitution's own: 403; after it: the redirect, whose query Apache escapes (``a%3fb``):
+    denied by nginx, announced (ESCAPED)."""
     host = {"Host": "maps.test"}
     expected = {"/m/plain": 302, "/m/asks": 403, "/m/none": 302, "/d/a%3Fb": 403,
-                "/d/ab": 302, "/after/asks": 302}
+                "/d/ab": 302, "/after/asks": ESCAPED}
     with both_config(map_config) as pair:
         for path, status in expected.items():
             a, b = pair.ask(path, host)
-            assert (a.status, b.status) == (status, status), path
+            want = status if isinstance(status, tuple) else (status, status)
+            assert (a.status, b.status) == want, path
 
 
 def test_the_check_leaves_a_fallback_alone(site: Callable[[dict[str, str]], Path],

@@ -280,7 +280,9 @@ def test_rewrite_maps(apache_binary: object, nginx_binary: object) -> None:
             assert (a.status, b.status) == (200, 403)  # int:tolower: no nginx form
         report = verify(VerifyRequest(target="nginx", config=config, max_requests=600))
         assert report.exit_code == 0, report.summary()
-        notes = report.conversion.untranslatable
+        # (and /r/'s ?from=$1: a '+' nginx escapes there, Apache not, is denied: 403)
+        notes = [n for n in report.conversion.untranslatable
+                 if not n.reason.startswith("an [R] target's query")]
         assert [n.scope.endswith("/lower") for n in notes] == [True], notes
         assert "RewriteMap low (int:) has no nginx form" in notes[0].reason
     finally:

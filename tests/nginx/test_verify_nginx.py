@@ -240,8 +240,12 @@ def test_https_status_rules_and_etag(site: object, apache_binary: object,
                  "secure/a.html": "a\n", "tests/t.txt": "t\n", "f.txt": "f\n"})
     report = verify(VerifyRequest(target="nginx", docroot=root,
                                   requests=None, max_requests=500))
-    assert report.exit_code == 0 and not report.differing, report.summary()
-    assert not report.conversion.untranslatable
+    # but for a %{REQUEST_URI} with a '%' (…) Apache %-escapes in the Location: 403, announced
+    assert report.exit_code == 0 and not [
+        r for r in report.differing if r.converted.status != 403 or "%" not in r.probe.path
+    ], report.summary()
+    assert all(n.reason.startswith("an [R] target with ${uri} ") and n.answer == 403
+               for n in report.conversion.untranslatable), report.conversion.untranslatable
     with both(root) as pair:
         for path, status in [("/secure/a.html", 301), ("/tests/t.txt", 404), ("/f.txt", 200)]:
             a, b = pair.ask(path)

@@ -135,9 +135,13 @@ def test_a_qmark_from_an_expansion_is_403_on_both(
             a, b = pair.ask(path)
             assert a.status == b.status, path
     report = run(root)
-    # exact, so nothing to announce about it (fc/'s rule keeps its PATH_INFO note)
-    assert report.exit_code == 0 and not report.differing, report.summary()
-    assert {n.line for n in report.conversion.untranslatable} <= {12}
+    # exact, so nothing to announce about it (fc/'s rule keeps its PATH_INFO note; plain/'s
+    # %{REQUEST_URI} with a '%' Apache escapes in the Location is denied, announced)
+    assert report.exit_code == 0 and not [
+        r for r in report.differing if r.converted.status != 403 or "%" not in r.probe.path
+    ], report.summary()
+    assert {n.line for n in report.conversion.untranslatable
+            if not n.reason.startswith("an [R] target with ${uri} ")} <= {12}
 
 
 def test_setenvif_hands_the_login_to_php_on_both(

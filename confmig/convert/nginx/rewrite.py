@@ -647,9 +647,29 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
                                     env=out.env)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
-    qmark = _unsafe_qmark(rule, lookups) if not noop else Qmark()
+    qmark = _unsafe_qmark(rule, lookups, _redirects(action) and not rule.noescape) \
+        if not noop else Qmark()
     if out.continuing:  # a rewrite before may have matched: nginx then escapes nothing
         qmark.escaped = UNKNOWN_ESCAPING
+    redirects = _redirects(action)
+    if redirects:
+        qmark.redirect = "noescape" if rule.noescape else "escape"
+        qmark.returns = action.startswith("return")
+    if redirects or action.startswith("rewrite "):
+        _, has_query, query = _split_query(rule.substitution)
+        toks = tokenize(query) if has_query and not rule.nosub else ()
+        qsappend = rule.qsappend and not rule.qsdiscard
+        expands = any(t[0] not in (TOKEN_SPAN, TOKEN_RAW) for t in toks)
+        escaped = redirects and not rule.noescape
+        if expands or (escaped and toks and qsappend):
+            qmark.query = _template(toks, saved, lookups)
+            qmark.qsappend = qsappend
+            qmark.query_values = any(t[0] in (TOKEN_VAR, TOKEN_MAP) for t in toks)
+            qmark.query_ctl = not escaped
+            qmark.query_captures = any(t[0] == TOKEN_REF for t in toks)
+        note = qmark.note(rule)
+        if note is not None:
+            out.notes.append(note)
     if env_sets:
         action = " ".join(env_sets)
     if typed:  # a nosub rule ([T] with a substitution: self_typed)
@@ -711,6 +731,72 @@ CAPTURE_BAD_ESCAPE = ("(?:%25:[\\s\\S]*%25(?![0-9A-Fa-f]{2})"
 #: In ``<values>`` (variables, map lookups: copied as they are).
 VALUE_QMARK = "[\\s\\S]*\\?"
 VALUE_BAD_ESCAPE = "[\\s\\S]*%(?![0-9A-Fa-f]{2})"
+#: The bytes Apache's ``ap_escape_uri`` leaves as they are (``T_OS_ESCAPE_PATH``); it
+#: %-escapes every other one, in lower-case hex, in the path of an ``[R]`` target without
+#: ``[NE]`` (``escape_absolute_uri``).  nginx copies a variable as it is and a capture
+#: %-escaped (``NGX_ESCAPE_ARGS``, upper-case hex) when ``$confmig_esc`` is "%25"; ``rewrite
+#: … redirect`` then decodes the target's %-escapes of bytes 0x26-0x7e (a '%' before no hex
+#: pair is dropped), ``return`` sends it as it is.  nginx's Location must be Apache's URL:
+#: the same bytes, but for the case of a %-escape's hex digits and bytes Apache escapes
+#: that nginx leaves as they are ('{', '[', a non-ASCII byte…: a client sends them
+#: %-escaped); a '%', '?', '#', a space or a control character changes the URL.  The
+#: regexes below (on ``<escaping>:<captures>`` and ``<values>``) match where it would.
+#: (Apache leaves ``A-Za-z0-9$-_.+!*'(),:;@&=/~`` as they are: :data:`_URI_SAFE_TEXT`.)
+_ANY = "[\\s\\S]*"
+_STRUCTURAL = "[?%#\\x00-\\x20\\x7f]"
+#: With ``[NE]`` Apache copies a value as it is: a '%' ``rewrite … redirect`` decodes or
+#: drops (in a value), an escaped capture's %-escape it does not decode back.
+_NE_RAW = "(?:\\?|%(?![01][0-9A-Fa-f]|2[0-5]|[89A-Fa-f][0-9A-Fa-f]))"
+_NE_ESCAPED = "(?:\\?|%(?:[01]|2[0-5]|7F|[89A-F]))"
+#: (captures, values) for each (nginx form, [NE]).  An escaped capture is Apache's but for
+#: an escaped '?' (Apache's own 403); one that is not escaped holds no '%' unless a
+#: condition's %N took it from the query, where Apache escapes it again.
+REDIRECT_PATTERNS = {
+    ("rewrite", False): (f"(?:%25:{_ANY}%3F|[%*]:{_ANY}{_STRUCTURAL})",
+                         f"{_ANY}{_STRUCTURAL}"),
+    ("rewrite", True): (
+        f"(?:%25:{_ANY}{_NE_ESCAPED}|%:{_ANY}{_NE_RAW}|\\*:{_ANY}(?:{_NE_ESCAPED}|{_NE_RAW}))",
+        f"{_ANY}{_NE_RAW}"),
+    ("return", False): (f"(?:%25|%|\\*):{_ANY}{_STRUCTURAL}", f"{_ANY}{_STRUCTURAL}"),
+    ("return", True): (f"(?:%25|%|\\*):{_ANY}[?%]", f"{_ANY}\\?"),
+}
+#: The query of an ``[R]`` target without ``[NE]``: Apache %-escapes it (``ap_escape_uri``,
+#: as the path) unless it is the request's own; nginx copies it as it is (a capture
+#: %-escaped as above, never decoded after the '?').  On ``<escaping>:<target's
+#: query>\n<the request's>``: the target's is not the request's and holds what changes the
+#: URL (an escaped capture's '&', '+', ';' too, which Apache leaves as they are); with
+#: ``[QSA]`` (the request's own follows: never equal) a '%' or '?' of the request's too.
+_Q_RAW = "[%?#\\x00-\\x09\\x0b-\\x20\\x7f]"
+_Q_ESCAPED = "(?:[?#\\x00-\\x09\\x0b-\\x20\\x7f]|%(?:2B|26|3B|3F))"
+_Q_ARGS = f"[^\\n]*\\n{_ANY}[%?]"
+QUERY_ESCAPED = (f"(?:%25:(?!([^\\n]*)\\n\\1\\z)[^\\n]*?{_Q_ESCAPED}"
+                 f"|[%*]:(?!([^\\n]*)\\n\\2\\z)[^\\n]*?{_Q_RAW})")
+QUERY_ESCAPED_QSA = f"(?:%25:[^\\n]*?{_Q_ESCAPED}|[%*]:[^\\n]*?{_Q_RAW}|{_Q_ARGS})"
+#: Where the target's query also has variables or map lookups (copied as they are).
+QUERY_ESCAPED_RAW = f"[^:]*:(?!([^\\n]*)\\n\\1\\z)[^\\n]*?{_Q_RAW}"
+QUERY_ESCAPED_RAW_QSA = f"(?:[^:]*:[^\\n]*?{_Q_RAW}|{_Q_ARGS})"
+#: Apache answers 403 when the query of a target it does not escape (an internal rewrite,
+#: ``[NE]``) holds a space or a control character (``ap_scan_vchar_obstext``): on
+#: ``<escaping>:<target's query>``; an escaped capture's %-escape of one counts too (a
+#: variable's ``%20`` then as well: stricter, only where the query has both).
+_CTL = "[\\x00-\\x20\\x7f]"
+QUERY_CTL = (f"(?:%:{_ANY}{_CTL}|(?:%25|\\*):{_ANY}(?:{_CTL}|%(?:[01][0-9A-Fa-f]|20|7[Ff])))")
+QUERY_CTL_RAW = f"[^:]*:{_ANY}{_CTL}"  # no capture in the query
+QUERY_CTL_NOTE = ("a query with a captured %-escape and a variable: a variable's %-escape of "
+                  "a space or control character counts as one (Apache's 403); such requests "
+                  "are denied (403)")
+QUERY_NOTE = ("an [R] target's query that is not the request's, holding a '%', '?', '#', "
+              "a space or a control character (Apache %-escapes it, nginx sends it as it "
+              "is): such requests are denied (403)")
+#: What the 403 of a redirect whose Location would differ stands for ({what}: the
+#: expansions).
+ESCAPE_NOTE = {
+    "escape": ("an [R] target with {what} holding a '%', '?', '#', a space or a control "
+               "character (Apache %-escapes it, nginx's redirect would not or would decode "
+               "it): such requests are denied (403)"),
+    "noescape": ("an [R,NE] target with {what} holding a '%' nginx's redirect decodes or "
+                 "escapes (Apache copies the value as it is): such requests are denied (403)"),
+}
 
 
 @dataclass
@@ -728,15 +814,56 @@ class Qmark:
     captures: list[str] = field(default_factory=list)
     values: list[str] = field(default_factory=list)
     escaped: str = "$confmig_esc"  # how the captures were copied (UNKNOWN_ESCAPING)
+    #: an [R] target: "escape" (Apache %-escapes what they bring), "noescape" ([NE]), ""
+    redirect: str = ""
+    returns: bool = False  # the redirect is nginx's ``return`` (else ``rewrite … redirect``)
+    #: an [R] target's own query (nginx) when Apache may %-escape it: set as
+    #: ``$confmig_rq`` ("1:" first) where the pattern matched (:data:`QUERY_ESCAPED`)
+    query: str | None = None
+    qsappend: bool = False  # [QSA]: the request's query follows it
+    query_values: bool = False  # variables or lookups in it (else captures and text only)
+    #: not escaped (an internal rewrite, [NE]): Apache's 403 for a space or a control
+    #: character in the query (:data:`QUERY_CTL`) is the check, not QUERY_ESCAPED
+    query_ctl: bool = False
+    query_captures: bool = False  # $N or %N in it
 
     def __bool__(self) -> bool:
-        return bool(self.captures or self.values)
+        return bool(self.captures or self.values or self.query is not None)
+
+    def patterns(self) -> tuple[str, str]:
+        """The regexes (captures, values) of what is denied: a '?' — and in a redirect,
+        whatever would make nginx's Location differ from Apache's (a '?' is among it)."""
+        if not self.redirect:
+            return CAPTURE_QMARK, VALUE_QMARK
+        return REDIRECT_PATTERNS[("return" if self.returns else "rewrite",
+                                  self.redirect == "noescape")]
+
+    def note(self, rule: RewriteRule) -> RuleNote | None:
+        """The announcement of the redirects denied beyond Apache's own 403 (None: none)."""
+        notes = []
+        only_pattern_captures = not self.values and self.escaped != UNKNOWN_ESCAPING and all(
+            not c.startswith("${") for c in self.captures)
+        if self.redirect == "escape" and not self.returns and only_pattern_captures:
+            pass  # $N: escaped by nginx as Apache does, or holding none of those bytes
+        elif self.redirect and (self.captures or self.values):
+            what = ", ".join([*self.captures, *self.values])
+            notes.append(ESCAPE_NOTE[self.redirect].format(what=what))
+        if self.query is not None and not self.query_ctl:
+            notes.append(QUERY_NOTE + (" (with [QSA], the request's query too)"
+                                       if self.qsappend else ""))
+        elif self.query_ctl and self.query_values and self.query_captures:
+            notes.append(QUERY_CTL_NOTE)
+        if not notes:
+            return None
+        return RuleNote(_src(rule), "RewriteRule", "; ".join(notes), answer=403)
 
     def resets(self) -> list[str]:
         """Before the pattern's ``if``: the escaping first (evaluating the map runs its
         regex, which would replace the pattern's captures)."""
         return ((['set $confmig_qmark "' + self.escaped + '";'] if self.captures else [])
-                + (['set $confmig_qmarkv "";'] if self.values else []))
+                + (['set $confmig_qmarkv "";'] if self.values else [])
+                + (['set $confmig_rq "' + self.escaped + '";'] if self.query is not None
+                   else []))
 
     def sets(self) -> str:
         out = ""
@@ -744,19 +871,43 @@ class Qmark:
             out += f' set $confmig_qmark "$confmig_qmark:{"".join(self.captures)}";'
         if self.values:
             out += f' set $confmig_qmarkv "{"".join(self.values)}";'
+        if self.query is not None:
+            out += f" set $confmig_rq {q('1:${confmig_rq}:' + self.query)};"
         return out
+
+    def query_check(self, flag: str = "", applies: str = "") -> list[str]:
+        """403 where the target's query (after *flag*'s value, where it matches *applies*)
+        is one Apache %-escapes and nginx would send as it is."""
+        if self.query is None:
+            return []
+        before = f"${{{flag[1:]}}}:" if flag else ""
+        if self.query_ctl:
+            ctl = QUERY_CTL if self.query_captures else QUERY_CTL_RAW
+            return ['set $confmig_qe "' + before + '${confmig_rq}";',
+                    f'if ($confmig_qe ~ "^{applies + ":" if applies else ""}1:{ctl}") '
+                    "{ return 403; }"]
+        regex = {(False, False): QUERY_ESCAPED, (False, True): QUERY_ESCAPED_QSA,
+                 (True, False): QUERY_ESCAPED_RAW, (True, True): QUERY_ESCAPED_RAW_QSA}[
+                     (self.query_values, self.qsappend)]
+        return ['set $confmig_qe "' + before + '${confmig_rq}\\n${args}";',
+                f'if ($confmig_qe ~ "^{applies + ":" if applies else ""}1:{regex}") '
+                "{ return 403; }"]
 
     def __str__(self) -> str:
         return ", ".join([*self.captures, *self.values])
 
 
-def _unsafe_qmark(rule: RewriteRule, lookups: Lookups) -> Qmark:
+def _unsafe_qmark(rule: RewriteRule, lookups: Lookups, escaped: bool = False) -> Qmark:
     """The nginx expressions of the substitution's expansions before its own first ``?``
-    (after the action was made: *lookups* knows the variables of its map lookups)."""
+    (after the action was made: *lookups* knows the variables of its map lookups).
+    *escaped*: an [R] target Apache %-escapes, which it does after the host only
+    (``escape_absolute_uri``): the scheme's and host's expansions are left out (nginx's
+    Host never holds a '?')."""
     out = Qmark()
     if rule.nosub:
         return out
-    for token in tokenize(rule.substitution):
+    tokens = tokenize(rule.substitution)
+    for token in tokens[_authority_end(tokens) if escaped else 0:]:
         if token[0] == TOKEN_SPAN and "?" in token[1]:
             break
         if token[0] == TOKEN_REF and token[2] and token[1] == "$" and not rule.negate:
@@ -768,6 +919,8 @@ def _unsafe_qmark(rule: RewriteRule, lookups: Lookups) -> Qmark:
             out.values.append(f"${{{name}}}")
             continue
         elif token[0] == TOKEN_MAP and token in lookups.names:
+            if lookups.uri_safe(token):
+                continue  # every value it can have is one Apache leaves as it is
             part = "${" + lookups.names[token][1:] + "}"
             if not any(t[0] == TOKEN_REF for t in tokenize(token[3] or "")):
                 out.values.append(part)  # a value of the map's file, as it is
@@ -782,6 +935,43 @@ def _unsafe_qmark(rule: RewriteRule, lookups: Lookups) -> Qmark:
     return out
 
 
+def _authority_end(tokens: tuple) -> int:
+    """The index of the first token after an absolute URL's ``scheme://host``: the literal
+    with the '/' after the host, or ``%{REQUEST_URI}`` (which starts with one); 0 when the
+    substitution is not such a URL, all of them when nothing follows the host."""
+    seen_scheme = False
+    for index, token in enumerate(tokens):
+        if token[0] == TOKEN_VAR and seen_scheme and token[1].upper() == "REQUEST_URI":
+            return index
+        if token[0] not in (TOKEN_SPAN, TOKEN_RAW):
+            continue
+        text = token[1]
+        if not seen_scheme:
+            head, sep, text = text.partition("://")
+            if not sep or "/" in head or "?" in head:
+                return 0
+            seen_scheme = True
+        if "/" in text or "?" in text:
+            return index
+    return len(tokens) if seen_scheme else 0  # all of it is the host
+
+
+def _qmark_comment(rule: RewriteRule, qmark: Qmark) -> str:
+    extra = {"escape": " (a redirect: denied where it holds a byte Apache %-escapes)",
+             "noescape": " (a redirect with [NE]: denied where it holds a '%')"}
+    what = [f"a '?' from {qmark} is Apache's 403{extra.get(qmark.redirect, '')}"] \
+        if qmark.captures or qmark.values else []
+    if qmark.query is not None:
+        what.append("a query Apache %-escapes is denied")
+    return f"# {_where(rule)}: {'; '.join(what)}"
+
+
+def _redirects(action: str) -> bool:
+    """Does *action* (nginx) answer with a redirect (its Location made of the target)?"""
+    return action.endswith(("permanent;", "redirect;")) or re.match(r"return 3\d\d ", action) \
+        is not None
+
+
 def _qmark_checks(rule: RewriteRule, qmark: Qmark, flag: str, applies: str,
                   bad_escape: str = "") -> list[str]:
     """After the line that sets *flag* (the parts of *qmark* set where the pattern
@@ -791,13 +981,13 @@ def _qmark_checks(rule: RewriteRule, qmark: Qmark, flag: str, applies: str,
     redirect parses the new path again."""
     if not qmark:
         return []
-    out = [f"# {_where(rule)}: a '?' from {qmark} is Apache's 403"]
+    out = [_qmark_comment(rule, qmark)]
     tests: list[tuple[str, str, str]] = []  # (variable, its regex after the flag, status)
     if qmark.captures:
         out.append(f'set $confmig_qmark "${{{flag[1:]}}}:$confmig_qmark";')
     if qmark.values:
         out.append(f'set $confmig_qmarkv "${{{flag[1:]}}}:$confmig_qmarkv";')
-    for applies_re, status, regexes in ((applies, 403, (CAPTURE_QMARK, VALUE_QMARK)),
+    for applies_re, status, regexes in ((applies, 403, qmark.patterns()),
                                         (bad_escape, 400,
                                          (CAPTURE_BAD_ESCAPE, VALUE_BAD_ESCAPE))):
         if not applies_re:
@@ -807,7 +997,7 @@ def _qmark_checks(rule: RewriteRule, qmark: Qmark, flag: str, applies: str,
         if qmark.values:
             tests.append(("$confmig_qmarkv", f"^{applies_re}:{regexes[1]}", str(status)))
     out += [f'if ({var} ~ "{regex}") {{ return {status}; }}' for var, regex, status in tests]
-    return out
+    return out + qmark.query_check(flag, applies)
 
 
 def _qmark_lines(rule: RewriteRule, regex: str, qmark: Qmark) -> list[str]:
@@ -817,13 +1007,14 @@ def _qmark_lines(rule: RewriteRule, regex: str, qmark: Qmark) -> list[str]:
     if not qmark:
         return []
     op = "!~" if rule.negate else "~"
-    out = [f"# {_where(rule)}: a '?' from {qmark} is Apache's 403", *qmark.resets(),
+    out = [_qmark_comment(rule, qmark), *qmark.resets(),
            f"if ($uri {op} {qr(regex)}) {{{qmark.sets()} }}"]
+    captures, values = qmark.patterns()
     if qmark.captures:
-        out.append(f'if ($confmig_qmark ~ "^{CAPTURE_QMARK}") {{ return 403; }}')
+        out.append(f'if ($confmig_qmark ~ "^{captures}") {{ return 403; }}')
     if qmark.values:
-        out.append(f'if ($confmig_qmarkv ~ "^{VALUE_QMARK}") {{ return 403; }}')
-    return out
+        out.append(f'if ($confmig_qmarkv ~ "^{values}") {{ return 403; }}')
+    return out + qmark.query_check()
 
 
 def _env_unset(rule: RewriteRule, number: str, flag: str, ones: str, lookups: Lookups,
@@ -1079,6 +1270,23 @@ class Lookups:
         self.env_read.add(name[4:].lower())
         return f"confmig_e_{name[4:].lower()}"
 
+    def uri_safe(self, tok: tuple) -> bool:
+        """Are all the values lookup *tok* can give (the map file's, a literal default)
+        made of bytes Apache never %-escapes in a URL (no '?' either)?"""
+        _, name, _key, default = tok
+        if any(t[0] not in (TOKEN_SPAN, TOKEN_RAW) for t in tokenize(default or "")):
+            return False
+        rmap = self.maps.get(name)
+        values = [default or ""]
+        if rmap is not None:
+            if rmap.kind not in ("txt", "rnd"):
+                return False
+            table = rmap.entries()
+            if table is None:
+                return False
+            values += table.values()
+        return all(_URI_SAFE_TEXT.fullmatch(v) for v in values)
+
     def variable(self, tok: tuple) -> str:
         """The variable holding the value of lookup *tok* (its ``set`` lines in ``sets``)."""
         found = self.names.get(tok)
@@ -1109,6 +1317,10 @@ class Lookups:
         self.sets += [f"set $confmig_mkey {q(key)};", f"set $confmig_mdef {q(default)};",
                       f"set {var} {mapped};"]
         return var
+
+
+#: The bytes Apache's ``ap_escape_uri`` leaves as they are (``T_OS_ESCAPE_PATH``).
+_URI_SAFE_TEXT = re.compile(r"[A-Za-z0-9$_.+!*'(),:;@&=/~-]*")
 
 
 def _regex_literal(text: str) -> str:
