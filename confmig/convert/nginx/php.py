@@ -63,6 +63,9 @@ PARAMS = [
 PHP_HANDLERS = ("application/x-httpd-php", "php-script", "php8-script", "php7-script",
                 "proxy:fcgi://", "proxy:unix:")
 #: FallbackResource's record of its fast redirect (:meth:`PhpEmitter.fallback_lines`)
+#: Where the renderer does a front controller's try_files by hand (before the
+#: ``try_files`` line): not for a PHP location, whose ``try_files`` is the script's.
+FRONT_BY_HAND = "# try_files by hand, in the rewrite phase:"
 _FAST_COMMENT = ("# FallbackResource is a fast redirect for Apache: no REDIRECT_* for the "
                  "script it reaches")
 _FAST_SET = "set $confmig_php_fast "
@@ -348,7 +351,11 @@ class PhpEmitter:
         body = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
         walk: list[str] = []
         fast: list[str] = []
+        by_hand = False
         for line in lines:
+            by_hand = (by_hand or line == FRONT_BY_HAND) and not line.startswith("try_files ")
+            if by_hand:
+                continue
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
             line = _REQUEST_FILENAME.sub(_filename, line)

@@ -42,6 +42,7 @@ from confmig.convert.nginx.headers import (
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.php import (
+    FRONT_BY_HAND,
     PhpEmitter,
     handler_notes,
     handler_source,
@@ -75,6 +76,8 @@ from confmig.model.plan import (
     Source,
 )
 
+#: An ``if`` line of a location: its condition and its block's statements.
+_IF_LINE = re.compile(r"if \(.*\) \{(.*)\}")
 #: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
 #: a URI below the scope's own, an exact location there answering 404.
 DIRECTORY_404 = ".confmig-directory-404"
@@ -614,7 +617,8 @@ class Renderer:
             lines += forbidden
             alias_lines = []
         elif with_rewrite and settings.rewrite is not None:
-            rewrite_out = translate(settings.rewrite, sid, guard, self.http)
+            rewrite_out = translate(settings.rewrite, sid, guard, self.http,
+                                    _falls_back(settings))
             if guard is not None and any(r.nosub and r.last and not r.status_flag
                                          for r in settings.rewrite.rules):
                 self._note(None, "Redirect", "a '- [L]' rule stops nginx's rewrite module "
@@ -631,11 +635,12 @@ class Renderer:
         lines += alias_lines
         lines += self._content_lines(scope, settings)
         tail: list[str] = []
+        by_hand = _soft_if(lines)
         if rewrite_out is not None and rewrite_out.try_files:
             target = rewrite_out.try_files.split()[-1].removesuffix("$is_args$args")
-            tail = self._front_lines(scope, settings, target)
+            tail = self._front_lines(scope, settings, target, by_hand)
         elif settings.fallback and with_rewrite:
-            tail = self._fallback_lines(scope, settings)
+            tail = self._fallback_lines(scope, settings, by_hand)
         lines += tail
         if any(line.startswith("auth_basic ") for line in lines) and any(
                 _answers(line) for line in [*(rewrite_out.lines if rewrite_out else []),
@@ -664,7 +669,8 @@ class Renderer:
         return Location(name, [f"{scope.directory}: the type of a RewriteRule [T={mime}]"],
                         ["types { }", f"default_type {q(mime)};", *kept])
 
-    def _fallback_lines(self, scope: Scope, settings: Settings) -> list[str]:
+    def _fallback_lines(self, scope: Scope, settings: Settings, by_hand: bool = False
+                        ) -> list[str]:
         target = settings.fallback or ""
         if target.lower() == "disabled":
             return []
@@ -674,7 +680,7 @@ class Renderer:
             return []
         lines = ["# FallbackResource: what is neither a file nor a directory",
                  *(self.php.fallback_lines(target) if self.php is not None else ()),
-                 *self._front_lines(scope, settings, target)]
+                 *self._front_lines(scope, settings, target, by_hand)]
         if self.php is not None:
             # a script: Apache's handler takes the name where the walk reaches it, missing
             # or not (mod_dir falls back only without a handler): php-fpm answers for it
@@ -691,10 +697,28 @@ class Renderer:
                                   "$fastcgi_script_name")]
         return lines
 
-    def _front_lines(self, scope: Scope, settings: Settings, target: str) -> list[str]:
+    def _front_lines(self, scope: Scope, settings: Settings, target: str,
+                     by_hand: bool = False) -> list[str]:
+        """``try_files $uri $uri/ $ROUTE`` for a front controller's *target*.  *by_hand*:
+        an ``if`` before it can match without ending the rewrite phase (the rules' ``set``
+        lines) — nginx then makes that ``if`` block the request's configuration, which has
+        no ``try_files`` (a missing file would be the static module's 404), so the same is
+        done first in the rewrite phase, where every line ends it: an existing file or
+        directory is served as it is (``break``), anything else walks as :meth:`_front_walk`
+        does, which for a path of one component is the target at once."""
         route, walk = self._front_route(scope, settings, target)
-        return [f"# neither a file nor a directory: {target}$is_args$args ({route}), after "
-                f"Apache's walk of a longer path ({walk})", f"try_files $uri $uri/ {route};"]
+        lines = [f"# neither a file nor a directory: {target}$is_args$args ({route}), after "
+                 f"Apache's walk of a longer path ({walk})"]
+        if by_hand:
+            denials = self.walk_denials.get(scope.directory)
+            known, levels = self._walk_levels(scope)
+            lines += [FRONT_BY_HAND,
+                      "# (an `if` above that matches makes its block the request's "
+                      "configuration, which has no try_files)",
+                      "if (-e $request_filename) { break; }",
+                      *self._front_walk(target, _no_file(settings),
+                                        denials[0] if denials else None, known, levels)]
+        return [*lines, f"try_files $uri $uri/ {route};"]
 
     def _front_route(self, scope: Scope, settings: Settings, target: str
                      ) -> tuple[str, str]:
@@ -967,6 +991,52 @@ def _answers(line: str) -> bool:
     """A directive of nginx's rewrite phase that answers or moves the request."""
     return not line.lstrip().startswith("#") and re.search(
         r"(?:^|[{;]\s*)(?:return|rewrite)\s", line) is not None
+
+
+def _falls_back(settings: Settings) -> bool:
+    """Does a FallbackResource follow the rules (:meth:`_fallback_lines` writes one)?"""
+    target = settings.fallback or ""
+    return target.startswith("/")
+
+
+def _soft_if(lines: list[str]) -> bool:
+    """Is there an ``if`` in *lines* that can match without ending nginx's rewrite phase
+    (its block does not end in ``return`` or ``rewrite … last``)?  A matching ``if`` makes
+    its block the request's configuration: the location's ``try_files`` is then not used."""
+    for line in lines:
+        text = line.strip()
+        if not text.startswith("if ("):
+            continue
+        match = _IF_LINE.fullmatch(text)
+        if match is None:
+            return True  # not one line: assume the worst
+        last = (_statements(match[1]) or [""])[-1]
+        if not (last.startswith("return ") or (last.startswith("rewrite ")
+                                               and last.endswith(" last"))):
+            return True
+    return False
+
+
+def _statements(body: str) -> list[str]:
+    """The statements of an ``if`` block's *body* (``;`` inside double quotes kept)."""
+    out: list[str] = []
+    current: list[str] = []
+    quoted = escaped = False
+    for ch in body:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+        elif ch == ";" and not quoted:
+            out.append("".join(current).strip())
+            current = []
+            continue
+        current.append(ch)
+    if "".join(current).strip():
+        out.append("".join(current).strip())
+    return [s for s in out if s]
 
 
 def _no_file(settings: Settings) -> str:

@@ -193,6 +193,9 @@ class RewriteOut:
     http: Any = None  # the server's HttpMaps (RewriteMap lookups need it)
     lookups: Lookups | None = None  # the RewriteMap lookups of the rule being translated
     env: EnvVars | None = None  # the %{ENV:…} the rules set and read (None: none)
+    #: a rule that ends the rules sets ``$confmig_go`` to ``stop`` instead of ``break``ing
+    #: (:func:`translate`'s *falls_back*)
+    stop: bool = False
 
 
 #: Per-directory patterns that match every URL-path (the empty one too).
@@ -340,10 +343,17 @@ class AliasGuard:
 
 
 def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
-              http: Any = None) -> RewriteOut:
+              http: Any = None, falls_back: bool = False) -> RewriteOut:
     """The nginx form of *plan* for the scope whose variables are named after *scope_id*;
     *alias*: the scope's mod_alias redirects, which beat an internal rewrite; *http*: the
-    server's :class:`~confmig.convert.nginx.maps.HttpMaps` (for RewriteMap lookups)."""
+    server's :class:`~confmig.convert.nginx.maps.HttpMaps` (for RewriteMap lookups).
+
+    *falls_back*: a front controller's lines follow the rules (FallbackResource): a rule
+    that ends the rules (``- [L]``, an ``[L]`` rewrite of a URL to its own file) must not
+    ``break`` — inside an ``if`` that makes the ``if`` block the request's configuration
+    and skips those lines, so a missing file would be nginx's 404 where Apache falls back.
+    The rules then run as with ``[S]`` (:func:`_flow`), and such a rule sets
+    ``$confmig_go`` so that none after it applies."""
     out = RewriteOut()
     out.http = http
     out.alias = alias
@@ -359,7 +369,8 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
     out.env = EnvVars.of(rules)
     if out.env is not None:
         body += out.env.reset()
-    if any(r.chain or r.skip or r.next or (_typed(r) and r.nosub) for r in rules):
+    out.stop = falls_back and any(_only_stops(r) for r in rules)
+    if out.stop or any(r.chain or r.skip or r.next or (_typed(r) and r.nosub) for r in rules):
         out.lines += _flow(plan, rules, out)
     else:
         for index, rule in enumerate(rules):
@@ -570,6 +581,16 @@ def _front_controller(plan: RewritePlan, rules: list[RewriteRule], out: RewriteO
     return True
 
 
+def _only_stops(rule: RewriteRule) -> bool:
+    """``RewriteRule PATTERN - [L]`` (or ``[END]``), or an ``[L]`` rewrite relative to the
+    directory, which may rewrite a URL to its own file: the rule may end the rules."""
+    if rule.redirect or rule.status_flag:
+        return False
+    if rule.nosub or rule.substitution == "-":
+        return rule.last or rule.end
+    return rule.last and _relative(_split_query(rule.substitution)[0])
+
+
 def _authorization_only(rule: RewriteRule) -> bool:
     """``RewriteRule … - [E=HTTP_AUTHORIZATION:%{HTTP:Authorization}]``: no answer changes."""
     # (no conditions: a condition on %{HTTP:Authorization} adds it to Vary)
@@ -736,7 +757,7 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if self_typed:
             lines += _self_typed(out, self_typed)
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
-                          guard or "", continuing, lookups, self_typed, qmark),
+                          guard or "", continuing, lookups, self_typed, qmark, out.stop),
                 f"^{ones}{INTERNAL_TAIL}")
     if not checks and guard is None and not lookups.sets and not lookups.env_read:
         lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
@@ -1100,7 +1121,7 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
               lookups: Lookups | None = None, typed: int = 0,
-              qmark: Qmark | None = None) -> list[str]:
+              qmark: Qmark | None = None, stop: bool = False) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect; with the rule's ``[T]`` type: the status
@@ -1133,7 +1154,8 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
         lines += alias.answer(ones, flag)
     if rule.last:
-        lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ break; }}")
+        end = "set $confmig_go stop;" if stop else "break;"  # (translate's falls_back)
+        lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ {end} }}")
     if continuing:
         # Apache's next rules match the new path with the request's PATH_INFO after it,
         # which nginx does not know: a URL with PATH_INFO is denied here (its parent is
@@ -1397,7 +1419,9 @@ def _action(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved
     if rule.nosub or subst == "-":
         if rule.redirect:
             raise Untranslatable("[R] without a substitution")
-        return "break;" if rule.last or rule.end else "set $confmig_noop 1;"
+        if rule.last or rule.end:
+            return "set $confmig_go stop;" if out.stop else "break;"
+        return "set $confmig_noop 1;"
     path, has_query, query = _split_query(subst)
     if rule.qsnone:  # the substitution ended in "?" (or [QSD]): no query string
         if has_query:
