@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 
 import confmig.convert.nginx.render as render
 from confmig.cli import app
-from confmig.convert.nginx.rewrite import REQPATH_NOTE
 from confmig.verify import VerifyRequest, verify
 from tests.corpus import CORPUS, needs_corpus
 from tests.nginx.fronts import assert_front_controller
@@ -241,10 +240,11 @@ def test_https_status_rules_and_etag(site: object, apache_binary: object,
                  "secure/a.html": "a\n", "tests/t.txt": "t\n", "f.txt": "f\n"})
     report = verify(VerifyRequest(target="nginx", docroot=root,
                                   requests=None, max_requests=500))
-    # %{REQUEST_URI} is the request's path as the client escaped it: no difference; the
-    # note is of what is still denied (a backslash; a path that is not the request's own)
-    assert report.exit_code == 0 and not report.differing, report.summary()
-    assert all(n.reason == REQPATH_NOTE and n.answer == 403
+    # but for a %{REQUEST_URI} with a '%' (…) Apache %-escapes in the Location: 403, announced
+    assert report.exit_code == 0 and not [
+        r for r in report.differing if r.converted.status != 403 or "%" not in r.probe.path
+    ], report.summary()
+    assert all(n.reason.startswith("an [R] target with ${uri} ") and n.answer == 403
                for n in report.conversion.untranslatable), report.conversion.untranslatable
     with both(root) as pair:
         for path, status in [("/secure/a.html", 301), ("/tests/t.txt", 404), ("/f.txt", 200)]:

@@ -76,54 +76,6 @@ VARIABLE_MAPS = {
                     "map $request_uri $confmig_esc {", '    "~^[^?]*[%+]" "%25";',
                     '    default "%";', "}"],
 }
-
-
-def _request_path_maps() -> dict[str, list[str]]:
-    """The maps of ``%{REQUEST_URI}`` at the start of an ``[R]`` target's path (see
-    :data:`REQPATH`): on ``$request_uri\n$uri``, volatile (``$uri`` changes in a round).
-
-    Apache's REQUEST_URI is the request's path decoded and normalised, which the redirect
-    %-escapes again; the path of ``$request_uri`` is the client's own escaping of the same
-    bytes — the same URL — as long as ``$uri`` is its decoding (the request's first pass,
-    no ``//`` or dot segment nginx resolved).  That is tested a character at a time: each
-    one of the path is the same one of ``$uri``, each %-escape a byte of its 16 (the same
-    first hex digit), by a growing back-reference (group 3) in a lookahead.  Otherwise the
-    target has ``$uri`` (an internal redirect's new path, as Apache's second round)."""
-    escapes = "".join(
-        f"|%{f'[{h}{h.lower()}]' if h.isalpha() else h}[0-9A-Fa-f]()"
-        f"(?=[^\\n]*\\n(\\3?+[\\x{h.lower()}0-\\x{h.lower()}f]))"
-        for h in "0123456789ABCDEF")
-    same = (f"(?=(?<confmig_rp>/[^?\\n]*))(?:(?|([^%?\\n])(?=[^\\n]*\\n(\\3?+\\2))"
-            f"{escapes}))*+(?:\\?[^\\n]*)?\\n\\3\\z")
-    key = 'map "$request_uri\\n$uri" '
-    return {
-        REQPATH[1:]: [
-            "# %{REQUEST_URI} at the start of an [R] target: the request's path as the",
-            "# client escaped it where $uri is its decoding (the first pass), else $uri",
-            key + REQPATH + " {", "    volatile;", f'    "~^{same}" $confmig_rp;',
-            "    default $uri;", "}"],
-        REQPATH_BAD[1:]: [
-            "# \"?\" where that path holds what Apache escapes and nginx's redirect would",
-            "# not or would decode: %3F (Apache's own 403: a decoded '?'), a backslash raw or",
-            "# as %5C; $uri a '%?#\\', a space, a control character",
-            key + REQPATH_BAD + " {", "    volatile;",
-            f'    "~^(?![^?\\n]*(?:%3[Ff]|%5[Cc]|\\x5c)){same}" "";',
-            '    "~^[^\\n]*\\n[^?%#\\x00-\\x20\\x7f\\x5c]*\\z" "";',
-            '    default "?";', "}"],
-    }
-
-
-#: %{REQUEST_URI} at the start of an [R] target's path (:func:`_request_path_maps`).
-REQPATH = "$confmig_reqpath"
-#: "?" where :data:`REQPATH` would not be Apache's URL (a value of the expansion checks).
-REQPATH_BAD = "$confmig_reqpath_bad"
-VARIABLE_MAPS.update(_request_path_maps())
-REQPATH_NOTE = ("%{REQUEST_URI} at the start of an [R] target is the request's path as the "
-                "client escaped it (Apache's URL); where nginx's path is not its decoding (an "
-                "internal redirect's new path, or '//' or a dot segment nginx resolved) and "
-                "holds a '%', '?', '#', '\\', a space or a control character, or the client "
-                "sent a '\\' (raw, or %5C: nginx's redirect would decode it), such requests "
-                "are denied (403)")
 #: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
 INTERNAL_TAIL = "[01][a-z]*\\z"
 PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules: for a URL with "
@@ -716,8 +668,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
                                     env=out.env)
     action = "set $confmig_noop 1;" if noop else \
         _action(plan, rule, number, regex, saved, out, last)
-    qmark = _unsafe_qmark(rule, lookups, _redirects(action) and not rule.noescape,
-                          "${" + REQPATH[1:] + "}" in action) if not noop else Qmark()
+    qmark = _unsafe_qmark(rule, lookups, _redirects(action) and not rule.noescape) \
+        if not noop else Qmark()
     if out.continuing:  # a rewrite before may have matched: nginx then escapes nothing
         qmark.escaped = UNKNOWN_ESCAPING
     redirects = _redirects(action)
@@ -914,12 +866,9 @@ class Qmark:
             not c.startswith("${") for c in self.captures)
         if self.redirect == "escape" and not self.returns and only_pattern_captures:
             pass  # $N: escaped by nginx as Apache does, or holding none of those bytes
-        else:
-            others = [*self.captures, *(v for v in self.values if v != REQPATH_BAD)]
-            if REQPATH_BAD in self.values:
-                notes.append(REQPATH_NOTE)
-            if self.redirect and others:
-                notes.append(ESCAPE_NOTE[self.redirect].format(what=", ".join(others)))
+        elif self.redirect and (self.captures or self.values):
+            what = ", ".join([*self.captures, *self.values])
+            notes.append(ESCAPE_NOTE[self.redirect].format(what=what))
         if self.query is not None and not self.query_ctl:
             notes.append(QUERY_NOTE + (" (with [QSA], the request's query too)"
                                        if self.qsappend else ""))
@@ -969,27 +918,19 @@ class Qmark:
         return ", ".join([*self.captures, *self.values])
 
 
-def _unsafe_qmark(rule: RewriteRule, lookups: Lookups, escaped: bool = False,
-                  request_path: bool = False) -> Qmark:
+def _unsafe_qmark(rule: RewriteRule, lookups: Lookups, escaped: bool = False) -> Qmark:
     """The nginx expressions of the substitution's expansions before its own first ``?``
     (after the action was made: *lookups* knows the variables of its map lookups).
     *escaped*: an [R] target Apache %-escapes, which it does after the host only
     (``escape_absolute_uri``): the scheme's and host's expansions are left out (nginx's
-    Host never holds a '?').  *request_path*: the path starts with :data:`REQPATH`, whose
-    check is :data:`REQPATH_BAD`."""
+    Host never holds a '?')."""
     out = Qmark()
     if rule.nosub:
         return out
     tokens = tokenize(rule.substitution)
-    start = _authority_end(tokens) if escaped else 0
-    for index, token in enumerate(tokens[start:], start):
+    for token in tokens[_authority_end(tokens) if escaped else 0:]:
         if token[0] == TOKEN_SPAN and "?" in token[1]:
             break
-        if index == start and request_path:
-            # without braces: render.py adds the maps of the variables the body names so
-            # ("$confmig_reqpath" is its prefix: both maps)
-            out.values.append(REQPATH_BAD)
-            continue
         if token[0] == TOKEN_REF and token[2] and token[1] == "$" and not rule.negate:
             part = f"${token[2]}"
         elif token[0] == TOKEN_REF and token[1] == "%" and token[2] in lookups.saved:
@@ -1430,12 +1371,6 @@ def _action(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved
     target = _template(tokenize(path), saved, out.lookups)
     absolute = target.startswith(("http://", "https://")) or (
         out.env is not None and out.env.scheme_led(target))
-    request_path = (rule.redirect or absolute) and _request_path_at(rule, path, out)
-    if request_path:
-        toks = tokenize(path)
-        at = _authority_end(toks)
-        target = (_template(toks[:at], saved, out.lookups) + "${" + REQPATH[1:] + "}"
-                  + _template(toks[at + 1:], saved, out.lookups))
     if not absolute and _relative(path):
         if (rule.redirect and plan.base is None
                 and "IgnoreContextInfo" not in plan.options):
@@ -1485,23 +1420,6 @@ def _action(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, saved
     else:
         flag = " last"
     return f"rewrite {qr(regex)} {q(target + _nginx_query(rule, has_query, query_text))}{flag};"
-
-
-def _request_path_at(rule: RewriteRule, path: str, out: RewriteOut) -> bool:
-    """Does the [R] target's path start with ``%{REQUEST_URI}``, to be the request's path
-    as the client escaped it (:data:`REQPATH`; ``rewrite … redirect`` decodes its escapes
-    of 0x26-0x7e, as Apache leaves ``&``, ``A``, ``~``… as they are)?  Not with [NE]
-    (Apache copies the decoded path), nor where a rewrite
-    before may have changed the path (``continuing``), nor with a ``$N`` (the maps' regexes
-    would replace the pattern's captures)."""
-    toks = tokenize(path)
-    at = _authority_end(toks)
-    if rule.noescape or out.continuing or at >= len(toks):
-        return False
-    first = toks[at]
-    if first[0] != TOKEN_VAR or first[1].upper() != "REQUEST_URI":
-        return False
-    return not any(t[0] == TOKEN_REF and t[1] == "$" for t in tokenize(rule.substitution))
 
 
 def _relative(path: str) -> bool:
