@@ -232,6 +232,9 @@ class Renderer:
             "# Apache refuses an encoded slash or NUL in the path (AllowEncodedSlashes Off):",
             "# 404 before any location is chosen (nginx would decode them and match on).",
             'if ($request_uri ~ "^[^?]*%(?:2[fF]|00)") { return 404; }',
+            "# Apache answers 400 for a '#' in the request line (a client never sends a",
+            "# fragment); nginx would cut the URL there and answer for what is left.",
+            'if ($request_uri ~ "#") { return 400; }',
             "",
             *(["# Content types: nginx's mime.types, with Apache's TypesConfig where it "
                "differs for", "# the files of the site (" + ", ".join(
