@@ -85,12 +85,10 @@ _DEPENDS_RE = re.compile(r"^#\s*Depends:(.*)$", re.M)
 def mpm_required(binary: ApacheBinary, name: str) -> str | None:
     """The MPM Debian's ``<name>.load`` says the module depends on (``# Depends: mpm_prefork``,
     read by a2enmod), or None."""
-    if binary.mods_available is None:
+    text = _debian_load_text(binary, module_short_name(name))
+    if text is None:
         return None
-    load = binary.mods_available / f"{module_short_name(name)}.load"
-    if not load.is_file():
-        return None
-    for line in _DEPENDS_RE.findall(load.read_text(errors="replace")):
+    for line in _DEPENDS_RE.findall(text):
         for dependency in line.split():
             if dependency.startswith("mpm_"):
                 return dependency.removeprefix("mpm_")
@@ -128,19 +126,24 @@ def resolve_modules(binary: ApacheBinary, names: Iterable[str],
 
 def _module_spec(binary: ApacheBinary, name: str) -> ModuleSpec:
     # Debian's .load files know the odd identifiers (php8_module, ...) and LoadFile prerequisites.
-    if binary.mods_available is not None:
-        load = binary.mods_available / f"{name}.load"
-        if load.is_file():
-            text = load.read_text()
-            match = _LOAD_RE.search(text)
-            if match and (binary.modules_dir / Path(match.group(2)).name).is_file():
-                return ModuleSpec(name, match.group(1),
-                                  binary.modules_dir / Path(match.group(2)).name,
-                                  tuple(_LOADFILE_RE.findall(text)))
+    text = _debian_load_text(binary, name)
+    match = _LOAD_RE.search(text) if text is not None else None
+    if match and (binary.modules_dir / Path(match.group(2)).name).is_file():
+        return ModuleSpec(name, match.group(1), binary.modules_dir / Path(match.group(2)).name,
+                          tuple(_LOADFILE_RE.findall(text or "")))
     path = binary.modules_dir / f"mod_{name}.so"
     if not path.is_file():
         raise ServerConfigError(f"Apache module {name!r} not found: {path} does not exist")
     return ModuleSpec(name, f"{name}_module", path)
+
+
+def _debian_load_text(binary: ApacheBinary, name: str) -> str | None:
+    """Debian's ``mods-available/<name>.load`` (its LoadModule and LoadFile lines and the
+    ``# Depends:`` a2enmod reads), or None where there is none."""
+    if binary.mods_available is None:
+        return None
+    load = binary.mods_available / f"{name}.load"
+    return load.read_text(errors="replace") if load.is_file() else None
 
 
 def _dedupe(items: Iterable[str]) -> list[str]:
