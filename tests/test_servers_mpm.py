@@ -70,6 +70,18 @@ def test_the_assumed_set_is_debians_whatever_the_machine_enabled() -> None:
     assert not [m for m in assumed if m.startswith("php")]
 
 
+def test_the_servers_default_set_is_the_one_the_model_assumes() -> None:
+    """servers/ may not import the Apache facts (layers), so it lists Debian's default set
+    itself; it must be the stored set the model answers <IfModule> with (mod_status was
+    missing: verify's Apache and the model disagreed on <IfModule mod_status.c>)."""
+    from confmig.apache.modules import debian_default_modules, identities
+    from confmig.servers import BUILTIN_DEFAULT_MODULES, module_short_name
+
+    static = {i.identifier for i in identities() if i.static}
+    stored = {module_short_name(m) for m in debian_default_modules() - static}
+    assert set(BUILTIN_DEFAULT_MODULES) == stored
+
+
 @pytest.mark.apache
 def test_verify_runs_the_original_with_the_modules_the_plan_assumed(
         tmp_path: Path, apache_binary: object, nginx_binary: object) -> None:

@@ -23,7 +23,7 @@ from confmig.servers.templating import render
 BUILTIN_DEFAULT_MODULES = (
     "mpm_event", "authz_core", "authz_host", "authz_user", "authn_core", "authn_file",
     "auth_basic", "access_compat", "alias", "autoindex", "dir", "env", "filter", "mime",
-    "negotiation", "reqtimeout", "setenvif", "deflate",
+    "negotiation", "reqtimeout", "setenvif", "deflate", "status",
 )
 # Real-world .htaccess files lean on these, so the default set always has them.
 ALWAYS_ADDED_MODULES = ("rewrite", "headers", "expires")
