@@ -78,6 +78,15 @@ VARIABLE_MAPS = {
 }
 #: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
 INTERNAL_TAIL = "[01][a-z]*\\z"
+#: Apache's internal redirect parses the new path again and %-decodes it; nginx's ``rewrite
+#: … last`` decodes it only when the request's own path had a %-escape.  A condition's
+#: ``%N``, a variable or a map lookup (nginx copies them as they are) holding a %-escape
+#: therefore maps to another file in nginx: ``%1`` of the query ``u=a%3Fb`` is the file
+#: ``a?b`` for Apache, ``a%3Fb`` for nginx.  On ``<flag>:<those values>``.
+DECODED_AGAIN = "[\\s\\S]*%[0-9A-Fa-f]{2}"
+DECODED_AGAIN_NOTE = ("an internal rewrite with {what} holding a %-escape (Apache decodes the "
+                      "new path again, nginx would look for the file with the escape in its "
+                      "name): such requests are denied (403)")
 PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules: for a URL with "
                   "PATH_INFO (a missing directory or a file before its last part) Apache's "
                   "next rules see the new path with the PATH_INFO after it; such URLs are "
@@ -701,6 +710,10 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if lookups.env_read:
             raise Untranslatable("%{ENV:…} in an internal rewrite (not translated)")
         out.internal = True
+        copied = qmark.copied_as_they_are()
+        if copied:
+            out.notes.append(RuleNote(_src(rule), "RewriteRule", DECODED_AGAIN_NOTE.format(
+                what=", ".join(copied)), answer=403))
         continuing = not action.endswith(" last;")  # more rules see the new path
         if continuing:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE,
@@ -850,6 +863,12 @@ class Qmark:
 
     def __bool__(self) -> bool:
         return bool(self.captures or self.values or self.query is not None)
+
+    def copied_as_they_are(self) -> list[str]:
+        """The expansions before the ``?`` that nginx copies without %-escaping them: the
+        variables, the map lookups and the conditions' ``%N`` (saved variables) — not the
+        pattern's ``$N`` (:data:`DECODED_AGAIN`)."""
+        return [*(c for c in self.captures if c.startswith("${")), *self.values]
 
     def patterns(self) -> tuple[str, str]:
         """The regexes (captures, values) of what is denied: a '?' — and in a redirect,
@@ -1075,9 +1094,13 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     lines.append(f'set {to} "";')
     also = "".join(f" {line}" for line in (lookups.sets if lookups else []))
     also += "" if rule.negate or target is None else f" set {to} {q(target)};"
+    copied = qmark.copied_as_they_are() if qmark is not None else []
     if qmark is not None:
         lines += qmark.resets()
         also += qmark.sets()
+    if copied:
+        lines.append('set $confmig_dec "";')
+        also += f' set $confmig_dec "{"".join(copied)}";'
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{also} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
@@ -1085,6 +1108,12 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     # the 403 before mod_dir's 301; the 400 only where the last line rewrites
     lines += _qmark_checks(rule, qmark or Qmark(), flag, f"{ones}[01]",
                            "" if continuing else f"{ones}1")
+    if copied:
+        # (after the 400 of a bad %-escape: Apache parses the new path before it decodes)
+        lines += [f"# {_where(rule)}: Apache decodes {', '.join(copied)} again: a %-escape "
+                  "in it is denied",
+                  f'set $confmig_dec "${{{flag[1:]}}}:$confmig_dec";',
+                  f'if ($confmig_dec ~ "^{ones}1:{DECODED_AGAIN}") {{ return 403; }}']
     if not rule.negate and target is not None:
         lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
         if typed:  # no internal redirect: [T]'s type, for a file (a directory: denied)
