@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from confmig.convert.nginx import NginxOptions, convert_docroot
-from confmig.convert.nginx.php import FRONT_BY_HAND
+from confmig.convert.nginx.render import FRONT_BY_HAND
 from confmig.servers import http_get, make_docroot
 from confmig.verify import VerifyRequest, verify
 from confmig.verify.nginx import prepare

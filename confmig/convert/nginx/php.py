@@ -63,9 +63,6 @@ PARAMS = [
 PHP_HANDLERS = ("application/x-httpd-php", "php-script", "php8-script", "php7-script",
                 "proxy:fcgi://", "proxy:unix:")
 #: FallbackResource's record of its fast redirect (:meth:`PhpEmitter.fallback_lines`)
-#: Where the renderer does a front controller's try_files by hand (before the
-#: ``try_files`` line): not for a PHP location, whose ``try_files`` is the script's.
-FRONT_BY_HAND = "# try_files by hand, in the rewrite phase:"
 _FAST_COMMENT = ("# FallbackResource is a fast redirect for Apache: no REDIRECT_* for the "
                  "script it reaches")
 _FAST_SET = "set $confmig_php_fast "
@@ -351,11 +348,7 @@ class PhpEmitter:
         body = ['set $confmig_php_filename "$document_root$fastcgi_script_name";']
         walk: list[str] = []
         fast: list[str] = []
-        by_hand = False
         for line in lines:
-            by_hand = (by_hand or line == FRONT_BY_HAND) and not line.startswith("try_files ")
-            if by_hand:
-                continue
             # Apache's %{REQUEST_FILENAME} of /x.php/info is the script (its walk stops at
             # the file), nginx's $request_filename the whole path
             line = _REQUEST_FILENAME.sub(_filename, line)
@@ -501,7 +494,7 @@ class PhpEmitter:
     def add_locations(self, sid: str, locations: list[Any], index: Iterable[str],
                       make: Callable[[str, list[str], list[str]], Any],
                       files: dict[str, FilesScope] | None = None) -> None:
-        """Make a scope's *locations* (``match``, ``lines``, ``nested``; built by *make*)
+        """Make a scope's *locations* (``match``, ``lines``, ``nested``, ``front``; built by *make*)
         hand ``.php`` to php-fpm: a nested PHP location in the scope's own location and in
         each ``<Files>`` location (with their lines), the FastCGI lines in an exact
         location of a ``.php`` file; every location first records the scope as the
@@ -520,7 +513,9 @@ class PhpEmitter:
         match: str = location.match
         if match.startswith("= "):
             if match.strip('= "').lower().endswith(".php"):
-                location.lines[:] = self.location_lines(sid, location.lines, index)
+                location.lines[:] = self.location_lines(sid, _with_try_files(location),
+                                                        index)
+                location.front = None
             location.lines.insert(0, self.first_pass(sid))
             return
         for child in location.nested:
@@ -528,7 +523,7 @@ class PhpEmitter:
         section = sections.get(match) if nested else None
         runs = files_php(section) if section is not None else None
         if runs is not False and (not nested or match.startswith("~")):
-            lines = [line for line in location.lines
+            lines = [line for line in _with_try_files(location)
                      if not line.startswith(("# untranslatable:", "# note:"))]
             guard = []
             if not nested:
@@ -542,6 +537,13 @@ class PhpEmitter:
                                         [self.first_pass(sid), *guard,
                                          *self.location_lines(sid, lines, index)]))
         location.lines.insert(0, self.first_pass(sid))
+
+
+def _with_try_files(location: Any) -> list[str]:
+    """A location's lines for its PHP location: with its front controller's ``try_files``,
+    not the block that does its work by hand (render's ``Front``)."""
+    front = location.front
+    return [*location.lines, *([front.try_files] if front is not None else [])]
 
 
 def uses_php(plan: SitePlan) -> bool:

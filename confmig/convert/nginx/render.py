@@ -42,7 +42,6 @@ from confmig.convert.nginx.headers import (
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.php import (
-    FRONT_BY_HAND,
     PhpEmitter,
     handler_notes,
     handler_source,
@@ -76,8 +75,6 @@ from confmig.model.plan import (
     Source,
 )
 
-#: An ``if`` line of a location: its condition and its block's statements.
-_IF_LINE = re.compile(r"if \(.*\) \{(.*)\}")
 #: The last ``index`` of a directory whose handler does not list (:func:`_directory_404`):
 #: a URI below the scope's own, an exact location there answering 404.
 DIRECTORY_404 = ".confmig-directory-404"
@@ -126,12 +123,32 @@ MULTIVIEWS_FIELDS = ANSWER_FIELDS | {"vary", "content-location", "tcn", "alterna
 GZIP_FIELDS = frozenset({"content-encoding", "vary", "content-length", "body"})
 
 
+#: The first line of :attr:`Front.by_hand`.
+FRONT_BY_HAND = "# try_files by hand, in the rewrite phase:"
+
+
+@dataclass(frozen=True)
+class Front:
+    """How a location with a front controller ends (after its other lines): the
+    ``try_files`` line, and before it *by_hand*, the same work done in the rewrite phase
+    where an ``if`` of the rules can match without ending that phase
+    (:meth:`Renderer._front_lines`).  A PHP location takes the ``try_files`` alone (its
+    ``try_files`` is the script's)."""
+
+    try_files: str
+    by_hand: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [*self.by_hand, self.try_files]
+
+
 @dataclass
 class Location:
     match: str
     comments: list[str] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     nested: list[Location] = field(default_factory=list)
+    front: Front | None = None  # written after lines (before nested)
 
 
 @dataclass
@@ -291,22 +308,23 @@ class Renderer:
                         [f"{scope.directory} ({where})"])
         tests, candidate = self._file_denials(scope)
         denials = [*self._link_denials(scope), *tests]
-        main.lines, rewrite_out = self._settings_lines(scope, scope.settings, sid, True)
+        main.lines, rewrite_out, main.front = self._settings_lines(scope, scope.settings, sid,
+                                                                  True)
         _prepend(main.lines, denials)
         for files in self._nested_files(scope):
             main.nested.append(self._files_location(scope, files, sid, denials))
         skip = self._pattern_rule(scope.settings)
         if skip is not None:
-            fast, _ = self._settings_lines_quietly(scope, skip[0], sid, True)
+            fast, _, fast_front = self._settings_lines_quietly(scope, skip[0], sid, True)
             _prepend(fast, denials)
-            _rule_only_for(main, fast, skip[1])
+            _rule_only_for(main, fast, fast_front, skip[1])
         if candidate is not None and self.php is None:
             for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
                 _tests_only_for(location, tests, candidate)
         if rewrite_out is not None:
             for url in rewrite_out.exact_static:
                 plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
-                plain.lines, _ = self._settings_lines(scope, scope.settings, sid, False)
+                plain.lines, _, _ = self._settings_lines(scope, scope.settings, sid, False)
                 _prepend(plain.lines, denials)
                 main.nested.append(plain)
         if any(line.startswith("index ") and DIRECTORY_404 in line
@@ -325,7 +343,8 @@ class Renderer:
             rw = scope.settings.rewrite
             rules = rw is not None and (rw.directory.rstrip("/") != scope.directory
                                         or "AllowNoSlash" in rw.options)
-            bare.lines, _ = self._settings_lines(scope, scope.settings, sid + "s", rules)
+            bare.lines, _, bare.front = self._settings_lines(scope, scope.settings,
+                                                             sid + "s", rules)
             _prepend(bare.lines, denials)
             out.insert(0, bare)
         return out
@@ -456,7 +475,7 @@ class Renderer:
             else:
                 named = Location(route.name, [f"{files.source} {files.label}: its login, "
                                               "where Apache's walk stops at that name"])
-                named.lines, _ = self._settings_lines(scope, files.settings,
+                named.lines, _, _ = self._settings_lines(scope, files.settings,
                                                       f"{sid}l{index}", False)
                 self.typed.append(named)
             self.files_logins[key] = route
@@ -500,10 +519,10 @@ class Renderer:
             # its login is asked by the route of the denials, where Apache's walk stops at
             # the name; a name below a missing directory is not the section's
             settings = replace(settings, access=scope.settings.access)
-        loc.lines, _ = self._settings_lines(scope, settings, sid + "f", True)
+        loc.lines, _, loc.front = self._settings_lines(scope, settings, sid + "f", True)
         skip = self._pattern_rule(settings)
-        fast = self._settings_lines_quietly(scope, skip[0], sid + "f", True)[0] \
-            if skip is not None else []
+        fast, _, fast_front = self._settings_lines_quietly(scope, skip[0], sid + "f", True) \
+            if skip is not None else ([], None, None)
         for lines in (loc.lines, fast):
             _prepend(lines, denials)
             if scope.settings.access.decision != "granted":
@@ -514,7 +533,7 @@ class Renderer:
                                    _no_file(files.settings))
                 lines[:0] = [f"if (!-d {parent}) {{ return {status}; }}"]
         if skip is not None:
-            _rule_only_for(loc, fast, skip[1])
+            _rule_only_for(loc, fast, fast_front, skip[1])
         return loc
 
     def _pattern_rule(self, settings: Settings) -> tuple[Settings, str] | None:
@@ -552,7 +571,7 @@ class Renderer:
         return None
 
     def _settings_lines_quietly(self, scope: Scope, settings: Settings, sid: str,
-                                with_rewrite: bool) -> tuple[list[str], Any]:
+                                with_rewrite: bool) -> tuple[list[str], Any, Front | None]:
         """:meth:`_settings_lines` for a second variant of a location: what it notes (and
         any named location it adds) is the first variant's already."""
         notes, typed = len(self.notes), len(self.typed)
@@ -606,11 +625,13 @@ class Renderer:
         return [f"# {where}: {access.why or 'denied'}", f"return {access.status};"]
 
     def _settings_lines(self, scope: Scope, settings: Settings, sid: str,
-                        with_rewrite: bool) -> tuple[list[str], Any]:
+                        with_rewrite: bool) -> tuple[list[str], Any, Front | None]:
+        """The lines of a location with *settings* in force, the rules' translation (None:
+        none) and the front controller's ending (:class:`Front`; None: none)."""
         lines = self._access_lines(scope, settings)
         if lines and lines[-1].startswith("return"):
             # Apache still answers with the error documents and headers in force here.
-            return lines + self._content_lines(scope, settings), None
+            return lines + self._content_lines(scope, settings), None, None
         guard, alias_lines = self._alias(scope, settings)
         rewrite_out = None
         forbidden: list[str] = []
@@ -638,30 +659,32 @@ class Renderer:
         lines += alias_lines
         lines += self._content_lines(scope, settings)
         tail: list[str] = []
-        by_hand = _soft_if(lines)
+        front: Front | None = None
+        by_hand = rewrite_out is not None and rewrite_out.soft_if
         if rewrite_out is not None and rewrite_out.try_files:
             target = rewrite_out.try_files.split()[-1].removesuffix("$is_args$args")
-            tail = self._front_lines(scope, settings, target, by_hand)
+            tail, front = self._front_lines(scope, settings, target, by_hand)
         elif settings.fallback and with_rewrite:
-            tail = self._fallback_lines(scope, settings, by_hand)
+            tail, front = self._fallback_lines(scope, settings, by_hand)
         lines += tail
         if any(line.startswith("auth_basic ") for line in lines) and any(
                 _answers(line) for line in [*(rewrite_out.lines if rewrite_out else []),
-                                            *forbidden, *alias_lines, *tail]):
+                                            *forbidden, *alias_lines, *tail,
+                                            *(front.lines() if front else [])]):
             # nginx runs its rewrite phase before its access phase (auth_basic); Apache
             # asks for the login before its per-directory rules and redirects
             self._note(settings.access.source, "AuthType", "rules or redirects here would "
                        "answer before nginx asks for the login: denied (403) instead of "
                        "asking for credentials (401)", scope.directory, answer=403)
             return ["# login before rules (not translated): denied", "return 403;",
-                    *self._content_lines(scope, settings)], None
-        return lines, rewrite_out
+                    *self._content_lines(scope, settings)], None, None
+        return lines, rewrite_out, front
 
     def _typed_location(self, scope: Scope, settings: Settings, sid: str, name: str,
                         mime: str) -> Location:
         """The named location that serves a file with a RewriteRule's [T] type: the
         scope's settings without its rules (they ran) and with that type only."""
-        lines, _ = self._settings_lines(scope, settings, sid, False)
+        lines, _, _ = self._settings_lines(scope, settings, sid, False)
         kept: list[str] = []
         block = False
         for line in lines:  # the scope's own types { } / default_type give way to [T]
@@ -673,17 +696,18 @@ class Renderer:
                         ["types { }", f"default_type {q(mime)};", *kept])
 
     def _fallback_lines(self, scope: Scope, settings: Settings, by_hand: bool = False
-                        ) -> list[str]:
+                        ) -> tuple[list[str], Front | None]:
         target = settings.fallback or ""
         if target.lower() == "disabled":
-            return []
+            return [], None
         if not target.startswith("/"):
             self._note(None, "FallbackResource", f"relative target {target}: not translated",
                        scope.directory, fields=ANSWER_FIELDS)
-            return []
+            return [], None
+        comment, front = self._front_lines(scope, settings, target, by_hand)
         lines = ["# FallbackResource: what is neither a file nor a directory",
                  *(self.php.fallback_lines(target) if self.php is not None else ()),
-                 *self._front_lines(scope, settings, target, by_hand)]
+                 *comment]
         if self.php is not None:
             # a script: Apache's handler takes the name where the walk reaches it, missing
             # or not (mod_dir falls back only without a handler): php-fpm answers for it
@@ -698,30 +722,32 @@ class Renderer:
                 *self._front_walk(target, '"$document_root"',
                                   denials[0] if denials else None, known, levels,
                                   "$fastcgi_script_name")]
-        return lines
+        return lines, front
 
     def _front_lines(self, scope: Scope, settings: Settings, target: str,
-                     by_hand: bool = False) -> list[str]:
-        """``try_files $uri $uri/ $ROUTE`` for a front controller's *target*.  *by_hand*:
-        an ``if`` before it can match without ending the rewrite phase (the rules' ``set``
-        lines) — nginx then makes that ``if`` block the request's configuration, which has
-        no ``try_files`` (a missing file would be the static module's 404), so the same is
-        done first in the rewrite phase, where every line ends it: an existing file or
-        directory is served as it is (``break``), anything else walks as :meth:`_front_walk`
-        does, which for a path of one component is the target at once."""
+                     by_hand: bool = False) -> tuple[list[str], Front]:
+        """A comment, and ``try_files $uri $uri/ $ROUTE`` for a front controller's
+        *target* (:class:`Front`).  *by_hand* (``RewriteOut.soft_if``): an ``if`` before it
+        can match without ending the rewrite phase (the rules' ``set`` lines) — nginx then
+        makes that ``if`` block the request's configuration, which has no ``try_files`` (a
+        missing file would be the static module's 404), so the same is done first in the
+        rewrite phase, where every line ends it: an existing file or directory is served
+        as it is (``break``), anything else walks as :meth:`_front_walk` does, which for a
+        path of one component is the target at once."""
         route, walk = self._front_route(scope, settings, target)
         lines = [f"# neither a file nor a directory: {target}$is_args$args ({route}), after "
                  f"Apache's walk of a longer path ({walk})"]
+        hand: list[str] = []
         if by_hand:
             denials = self.walk_denials.get(scope.directory)
             known, levels = self._walk_levels(scope)
-            lines += [FRONT_BY_HAND,
-                      "# (an `if` above that matches makes its block the request's "
-                      "configuration, which has no try_files)",
-                      "if (-e $request_filename) { break; }",
-                      *self._front_walk(target, _no_file(settings),
-                                        denials[0] if denials else None, known, levels)]
-        return [*lines, f"try_files $uri $uri/ {route};"]
+            hand = [FRONT_BY_HAND,
+                    "# (an `if` above that matches makes its block the request's "
+                    "configuration, which has no try_files)",
+                    "if (-e $request_filename) { break; }",
+                    *self._front_walk(target, _no_file(settings),
+                                      denials[0] if denials else None, known, levels)]
+        return lines, Front(f"try_files $uri $uri/ {route};", tuple(hand))
 
     def _front_route(self, scope: Scope, settings: Settings, target: str
                      ) -> tuple[str, str]:
@@ -1002,46 +1028,6 @@ def _falls_back(settings: Settings) -> bool:
     return target.startswith("/")
 
 
-def _soft_if(lines: list[str]) -> bool:
-    """Is there an ``if`` in *lines* that can match without ending nginx's rewrite phase
-    (its block does not end in ``return`` or ``rewrite … last``)?  A matching ``if`` makes
-    its block the request's configuration: the location's ``try_files`` is then not used."""
-    for line in lines:
-        text = line.strip()
-        if not text.startswith("if ("):
-            continue
-        match = _IF_LINE.fullmatch(text)
-        if match is None:
-            return True  # not one line: assume the worst
-        last = (_statements(match[1]) or [""])[-1]
-        if not (last.startswith("return ") or (last.startswith("rewrite ")
-                                               and last.endswith(" last"))):
-            return True
-    return False
-
-
-def _statements(body: str) -> list[str]:
-    """The statements of an ``if`` block's *body* (``;`` inside double quotes kept)."""
-    out: list[str] = []
-    current: list[str] = []
-    quoted = escaped = False
-    for ch in body:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
-            quoted = not quoted
-        elif ch == ";" and not quoted:
-            out.append("".join(current).strip())
-            current = []
-            continue
-        current.append(ch)
-    if "".join(current).strip():
-        out.append("".join(current).strip())
-    return [s for s in out if s]
-
-
 def _no_file(settings: Settings) -> str:
     """The value of a file-test variable when its map matched nothing: "" where nginx follows
     symlinks (stat("") fails at once), else a path that cannot exist — with
@@ -1068,14 +1054,18 @@ def _with_parent(regex: str, name: str) -> str:
     return f"(?s)^(?<{name}>.*)" + regex[len("(?s)"):]
 
 
-def _rule_only_for(location: Location, fast: list[str], regex: str) -> None:
-    """*location* with *fast* (its lines without the rule of :meth:`Renderer._pattern_rule`),
-    and a nested location with its lines as they were for the URLs the rule's pattern
-    (*regex*) can match; after the ``<Files>`` locations, which have their own."""
+def _rule_only_for(location: Location, fast: list[str], fast_front: Front | None,
+                   regex: str) -> None:
+    """*location* with *fast* and *fast_front* (its lines without the rule of
+    :meth:`Renderer._pattern_rule`), and a nested location with its lines as they were for
+    the URLs the rule's pattern (*regex*) can match; after the ``<Files>`` locations, which
+    have their own."""
     location.nested.append(Location(
         f"~ {q(regex)}", ["a URL the rule that tests the file system can match: all of the "
-                          "rules, then the same as around"], list(location.lines)))
+                          "rules, then the same as around"], list(location.lines),
+        front=location.front))
     location.lines[:] = fast
+    location.front = fast_front
 
 
 def _tests_only_for(location: Location, tests: list[str], candidate: str) -> None:
@@ -1094,7 +1084,7 @@ def _tests_only_for(location: Location, tests: list[str], candidate: str) -> Non
     del location.lines[start:start + len(tests)]
     location.nested.append(Location(
         f"~ {q(candidate)}", ["a name the <Files> denials can match: their tests, then the "
-                              "same as around"], full))
+                              "same as around"], full, front=location.front))
 
 
 def _prepend(lines: list[str], denials: list[str]) -> None:

@@ -157,6 +157,11 @@ class RewriteOut:
     #: a rule that ends the rules sets ``$confmig_go`` to ``stop`` instead of ``break``ing
     #: (:func:`translate`'s *falls_back*)
     stop: bool = False
+    #: an ``if`` of :attr:`lines` can match without ending nginx's rewrite phase (its block
+    #: ``set``s, ``break``s or redirects): a matching ``if`` makes its block the request's
+    #: configuration, which has no ``try_files`` — the renderer then does a front
+    #: controller's work by hand before it
+    soft_if: bool = False
 
 
 #: Per-directory patterns that match every URL-path (the empty one too).
@@ -345,6 +350,7 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
     if out.continuing and not any("set $confmig_start " in line for line in body):
         # the request as it came, for the PATH_INFO test of _internal
         body[:0] = ['set $confmig_start "${confmig_mapped}:$uri";']
+    out.soft_if |= out.internal  # PREAMBLE's `if`s set variables
     out.lines = saved_lines + (PREAMBLE if out.internal else []) + body
     return out
 
@@ -388,6 +394,7 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
         for j, rule in enumerate(rules):
             label = f"s{r}_{j}"
             if label in labels:
+                out.soft_if = True
                 lines.append(f'if ($confmig_go = {label}) {{ set $confmig_go ""; }}')
             lines.append(f"# {_where(rule)} {_text(rule)}")
             try:
@@ -399,6 +406,7 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
                 continue
             lines += rule_lines
             for kind, target in jumps[(r, j)]:
+                out.soft_if |= kind != "500"  # a jump sets $confmig_go
                 if kind == "unless":
                     lines.append(f'if ($confmig_r !~ "^(?:s|{matched[1:]})") '
                                  f"{{ set $confmig_go {target}; }}")
@@ -413,6 +421,7 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
                     lines.append(f'if ($confmig_r ~ "{matched}") {{ return 500; }}')
         end = f"s{r}_end"
         if rounds > 1 and r < rounds:  # the pass is over unless an [N] names round r + 1
+            out.soft_if = True
             lines.append(f'if ($confmig_go ~ "^(?:{end})?\\z") {{ set $confmig_go sdone; }}')
     if out.internal:  # the request as it came, for the PATH_INFO test of _internal
         lines.insert(2, 'set $confmig_start "${confmig_mapped}:$uri";')
@@ -465,6 +474,7 @@ def _self_typed(out: RewriteOut, code: int) -> list[str]:
 def _type_dispatch(out: RewriteOut) -> list[str]:
     """After the rules: the file served gets [T]'s type in a named location, unless a rule
     rewrote the URL (Apache's internal redirect drops the type)."""
+    out.soft_if = True  # its `if (-d …) { set … }`
     lines = ["# [T]: the type of the file served, unless a rule rewrote the URL (Apache's "
              "internal redirect drops it)",
              'set $confmig_tt "${confmig_type}:$uri";',
@@ -496,6 +506,7 @@ def _deny_in_flow(plan: RewritePlan, rule: RewriteRule, reason: str, out: Rewrit
         regex = per_directory(rule.pattern, plan.strip, rule.nocase)
     except Untranslatable:
         return [*lines, "return 403;"]
+    out.soft_if = True  # its `if` that sets $confmig_p
     lines += ["set $confmig_p 0;", f"if ($uri ~ {qr(regex)}) {{ set $confmig_p 1; }}",
               'set $confmig_r "${confmig_go}${confmig_p}";',
               "if ($confmig_r = 1) { return 403; }"]
@@ -726,6 +737,10 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
                 f"^{ones}{INTERNAL_TAIL}")
     if not checks and guard is None and not lookups.sets and not lookups.env_read:
         lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
+        # its `if` that records the '?' test; an `if` around an action that does not end
+        # the rewrite phase (a bare `rewrite` line is no `if`)
+        out.soft_if |= bool(qmark) or not (action.startswith("return ") or (
+            action.startswith("rewrite ") and not rule.negate))
         if rule.negate:
             return [*lines, f"if ($uri !~ {qr(regex)}) {{ {action} }}"
                     if action.startswith(("return", "break", "set")) else
@@ -739,6 +754,7 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
     sets = "".join(f" {line}" for line in lookups.sets)  # where $1… are the pattern's
     lines += qmark.resets()
     sets += qmark.sets()
+    out.soft_if = True
     lines.append(f"if ($uri {op} {qr(regex)}) {{ set $confmig_p{number} 1;{sets} }}")
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
