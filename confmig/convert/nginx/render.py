@@ -318,7 +318,7 @@ class Renderer:
             fast, _, fast_front = self._settings_lines_quietly(scope, skip[0], sid, True)
             _prepend(fast, denials)
             _rule_only_for(main, fast, fast_front, skip[1])
-        if candidate is not None and self.php is None:
+        if candidate is not None:
             for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
                 _tests_only_for(location, tests, candidate)
         if rewrite_out is not None:
