@@ -319,8 +319,10 @@ class Renderer:
             _prepend(fast, denials)
             _rule_only_for(main, fast, fast_front, skip[1])
         if candidate is not None:
+            missing = self._missing_below(scope) if main.front is None else []
             for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
-                _tests_only_for(location, tests, candidate)
+                _tests_only_for(location, tests, candidate,
+                                missing if location is main else [])
         if rewrite_out is not None:
             for url in rewrite_out.exact_static:
                 plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
@@ -428,6 +430,43 @@ class Renderer:
                  for status, bodies in then_paths.items()},
                 [line for line in lines if line.startswith("error_page ")], candidate)
         return lines + self._name_denials(names, none), candidate
+
+    def _missing_below(self, scope: Scope) -> list[str]:
+        """Without a front controller (whose fallback walks the path): the line that sends
+        nginx's 404 for a URL the ``<Files>`` denials can match to a named location that
+        answers 403 where Apache's walk stops at a missing name they match, followed by
+        more path, below a directory (``/d/missing.sql/x``; the tests before it in the
+        location deny such a name when it is a file or in a chain of matching directories
+        from the document root).  Of the first :data:`THEN_PATH_LEVELS` matching names
+        followed by more path, deepest first: a directory is passed by the walk (404: what
+        stopped it is a name the sections do not match), a name whose parent is a
+        directory is where it stopped (403).  Only a 404 pays for it.  Not where an
+        ``ErrorDocument 404`` is in force (nginx would not send it from there) or the
+        sections answer with different statuses: those stay nginx's 404 (both refuse)."""
+        denials = self.walk_denials.get(scope.directory)
+        settings = scope.settings
+        if denials is None or self.php is not None or len(denials[0]) != 1 or any(
+                code == 404 for code, _, _ in settings.error_documents):
+            return []
+        (status, body), = denials[0].items()
+        none = _no_file(settings)
+        notes = len(self.notes)
+        lines = self._content_lines(scope, settings)
+        del self.notes[notes:]
+        for nth in range(THEN_PATH_LEVELS, 0, -1):
+            name = self.http.map("$uri", [(f"~{then_path_level(body, 'confmig_named', nth)}",
+                                           '"$document_root$confmig_named"')], none)
+            parent = self.http.map(name, [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")],
+                                   none)
+            lines += [f"if (-d {name}) {{ return 404; }}",
+                      f"if (-d {parent}) {{ return {status}; }}"]
+        named = f"@confmig_below{self.scope_ids[scope.directory]}"
+        self.typed.append(Location(named, [
+            f"{scope.directory}: nginx's 404 for a URL the <Files> denials can match: "
+            "their answer where Apache's walk stops at a missing name they match"],
+            [*lines, "return 404;"]))
+        return ["# a missing name the <Files> denials match, below a directory: their "
+                f"answer ({named})", f"error_page 404 = {named};"]
 
     def _then_path_denials(self, body: str, status: int, none: str) -> list[str]:
         """The tests of a name followed by more path (PATH_INFO): Apache's walk stops at the
@@ -1068,7 +1107,8 @@ def _rule_only_for(location: Location, fast: list[str], fast_front: Front | None
     location.front = fast_front
 
 
-def _tests_only_for(location: Location, tests: list[str], candidate: str) -> None:
+def _tests_only_for(location: Location, tests: list[str], candidate: str,
+                    missing: list[str]) -> None:
     """Move the *tests* of the ``<Files>`` denials out of *location* into a nested location
     for the URLs they can deny (*candidate*), with everything else of *location* too: nginx
     runs every ``if`` of a location — a map's regex and a stat for every request — and
@@ -1082,6 +1122,8 @@ def _tests_only_for(location: Location, tests: list[str], candidate: str) -> Non
         return
     full = list(location.lines)
     del location.lines[start:start + len(tests)]
+    if location.front is None:  # (a front controller's fallback walks the path)
+        full[start + len(tests):start + len(tests)] = missing
     location.nested.append(Location(
         f"~ {q(candidate)}", ["a name the <Files> denials can match: their tests, then the "
                               "same as around"], full, front=location.front))
