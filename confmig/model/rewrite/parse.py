@@ -41,6 +41,7 @@ from confmig.syntax.ast import Directive
 __all__ = [
     "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "Condition",
     "Context", "Problem", "RewriteConfig", "RewriteRule", "parse_arg_line", "rewrite_directives",
+    "share_words",
 ]
 
 _SPACE = " \t\n\v\f\r"
@@ -212,7 +213,7 @@ class _Parser:
         if parsed is None:
             self.problem(d, f"RewriteCond: bad argument line '{_raw_args(d)}'", fatal=True)
             return
-        test, raw_pattern, flags_text = _shared(parsed, d.args)
+        test, raw_pattern, flags_text = share_words(parsed, d.args)
         cond = Condition(d, test, raw_pattern, raw_pattern, "regex", flags_text=flags_text or "")
         if flags_text is not None:
             err = parse_flag_field(flags_text, lambda k, v: cond_flag(cond, k))
@@ -283,7 +284,7 @@ class _Parser:
             self.problem(d, f"RewriteRule: bad argument line '{raw}'", fatal=True)
             self.pending = []
             return
-        pattern, subst, flags_text = _shared(parsed, d.args)
+        pattern, subst, flags_text = share_words(parsed, d.args)
         rule = RewriteRule(d, pattern, _NEVER, subst, subst, flags_text=flags_text or "")
         notes: list[str] = []
         if flags_text is not None:
@@ -345,11 +346,11 @@ def _raw_args(d: Directive) -> str:
     return " ".join(d.args)
 
 
-def _shared(parsed: tuple[str, str, str | None], words: Sequence[str]
+def share_words(parsed: tuple[str, str, str | None], words: Sequence[str]
             ) -> tuple[str, str, str | None]:
     """``parsed``, with each argument that equals the directive's word at its place replaced
     by that word: the same text, held once (a file of rules kept each rule's pattern and
-    substitution twice)."""
+    substitution twice; lint's DUP001 keeps every line's split of a file)."""
     a1, a2, a3 = parsed
     n = len(words)
     if n > 0 and words[0] == a1:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from confmig.lint.rules.rw.refs import arg_line
 from confmig.lint.scopes import Scope
+from confmig.model.rewrite.parse import share_words
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
@@ -30,7 +31,7 @@ def block_lines(scope: Scope) -> tuple[str | None, tuple[Line, ...]] | None:
         parsed = arg_line(d.args_text or " ".join(d.args))
         if parsed is None:
             return None
-        first, second, flags = parsed
+        first, second, flags = share_words(parsed, d.args)
         lines.append((d.lname, first, second, flags or ""))
     if not any(line[0] == "rewriterule" for line in lines):
         return None

@@ -15,7 +15,7 @@ _SAMPLES = ("", "a", "index.php", "a/b/c.html", "/x/y", "wp-admin/", "a b", "\n"
 
 def is_catch_all(rule: RewriteRule) -> bool:
     """The pattern matches every path (``^``, ``.*``, ``^(.*)$``…) and is not negated."""
-    return not rule.negate and all(rule.regex.search(s) is not None for s in _SAMPLES)
+    return not rule.negate and all(map(rule.regex.matches, _SAMPLES))
 
 
 def stops(rule: RewriteRule) -> str | None:
