@@ -4,6 +4,7 @@ modules a real run imported; how long they take is measured by ``bench/startup_s
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -105,6 +106,56 @@ def test_lint_of_one_file_without_sec002_loads_no_request_model(tmp_path: Path,
     assert loaded(names, ("confmig.model.evaluate", "confmig.model.site_builder",
                           "confmig.model.listed_files", "confmig.model.expr",
                           "confmig.model.merge.builder", "confmig.model.merge.vector")) == []
+
+
+RULE_MODULES = """
+import atexit, json, runpy, sys
+def report():
+    arity = sys.modules.get("confmig.apache.arity")
+    info = getattr(getattr(arity, "_table", None), "cache_info", None)
+    print(json.dumps({"modules": sorted(m for m in sys.modules
+                                        if m.startswith("confmig.lint.rules.")),
+                      "arity_table": info().currsize if info else None}))
+atexit.register(report)
+sys.argv = ["confmig", *sys.argv[1:]]
+runpy.run_module("confmig", run_name="__main__")
+"""
+
+
+def at_exit(tmp_path: Path, *args: str) -> dict[str, object]:
+    """The rule modules ``confmig ARGS`` imported and whether it made the whole arity table,
+    read from the process as it exits."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-c", RULE_MODULES, *args], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode in (0, 1), run.stderr[-2000:]
+    seen: dict[str, object] = json.loads(run.stdout.strip().splitlines()[-1])
+    return seen
+
+
+def test_lint_imports_only_the_rules_a_file_needs(tmp_path: Path, htaccess: Path) -> None:
+    # importlib.import_module (how a rule's module is imported when a file needs it) is not
+    # in -X importtime's list: sys.modules at exit is asked instead.  A whole-file rule that
+    # can find nothing without some directives (Rule.file_directives: the mod_rewrite
+    # rules' Rewrite*, DEP001's Order/Allow/Deny, SEC010's Header) waits for a file with one
+    htaccess.write_text("Options -Indexes\n")
+    modules = at_exit(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))["modules"]
+    assert isinstance(modules, list)
+    assert "confmig.lint.rules.sec.sec001_directory_listing" in modules  # the list is real
+    for never in ("rw.rw003_dangling_cond", "rw.rw005_unreachable_rules",
+                  "perf.perf004_redirect_would_do", "dep.dep001_access_compat",
+                  "sec.sec010_security_headers"):
+        assert f"confmig.lint.rules.{never}" not in modules
+
+
+def test_lint_of_one_file_makes_the_argument_counts_of_its_directives_only(
+        tmp_path: Path, htaccess: Path) -> None:
+    # SYN002 and the model ask confmig.apache.arity.arity_of for the directives they meet;
+    # the table of all ~640 is made only when something asks for ARITY itself
+    seen = at_exit(tmp_path, "lint", "--no-cache", "--no-config", str(htaccess))
+    assert "confmig.lint.rules.syn.syn002_argument_count" in seen["modules"]  # type: ignore[operator]
+    assert seen["arity_table"] == 0
 
 
 def test_a_lint_command_line_typer_must_parse_builds_the_app(tmp_path: Path,

@@ -38,8 +38,9 @@ class RuleSet:
 
     :meth:`of` builds it from rule codes without importing every rule: a rule that is only
     ever handed the directives it names (:attr:`confmig.lint.rule.RuleEntry.dispatched_only`)
-    is imported when a file first has one of them; the others run on every file and are
-    imported at once."""
+    is imported when a file first has one of them, and so is a rule that has only a whole-file
+    hook with ``file_directives`` (:attr:`confmig.lint.rule.RuleEntry.file_hook_only`); the
+    others run on every file and are imported at once."""
 
     def __init__(self, rules: Iterable[Rule], pending: Iterable[str] = ()) -> None:
         self.rules: list[Rule] = []
@@ -59,20 +60,28 @@ class RuleSet:
             self._add(rule)
         # kind -> name -> codes of the rules not imported yet that look at it
         self.pending: dict[str, dict[str, list[str]]] = {kind: {} for kind in KINDS}
+        # what a file must have (as in _needs) -> codes of the whole-file rules not imported
+        # yet that ask for it
+        self.pending_files: dict[tuple[frozenset[str], tuple[str, ...]], list[str]] = {}
         entries = rule_entries()
         for code in pending:
             entry = entries[code]
+            if entry.file_hook_only:
+                self.pending_files.setdefault(_need(entry.file_directives), []).append(code)
+                continue
             for kind in entry.kinds:
                 for name in entry.directives:
                     self.pending[kind].setdefault(name, []).append(code)
 
     @classmethod
     def of(cls, codes: Iterable[str]) -> RuleSet:
-        """The rules with these codes; those only dispatched to are imported when needed."""
+        """The rules with these codes; those only dispatched to, or only called for a file
+        with some directives, are imported when needed."""
         entries = rule_entries()
         codes = list(codes)
-        now = [rule_class(c)() for c in codes if not entries[c].dispatched_only]
-        return cls(now, [c for c in codes if entries[c].dispatched_only])
+        later = {c for c in codes if entries[c].dispatched_only or entries[c].file_hook_only}
+        now = [rule_class(c)() for c in codes if c not in later]
+        return cls(now, [c for c in codes if c in later])
 
     def _add(self, rule: Rule) -> None:
         self.rules.append(rule)
@@ -97,11 +106,18 @@ class RuleSet:
         none."""
         if not names:
             return -1
-        need = (frozenset(n for n in names if not n.endswith("*")),
-                tuple(sorted(n[:-1] for n in names if n.endswith("*"))))
+        need = _need(names)
         if need not in self._needs:
             self._needs.append(need)
         return self._needs.index(need)
+
+    def _import_pending_files(self, names: frozenset[str]) -> None:
+        """Import and add the pending whole-file rules a file with directives *names* needs."""
+        for need in [n for n in self.pending_files if _wanted(names, *n)]:
+            loaded = {r.code for r in self.rules}
+            for code in self.pending_files.pop(need):
+                if code not in loaded:
+                    self._add(rule_class(code)())
 
     def _import_pending(self, kind: str, name: str) -> None:
         """Import and add the pending rules that look at *name* in a file of *kind*."""
@@ -121,7 +137,9 @@ class RuleSet:
         table = self.tables.get(ctx.kind)
         if (table or self.pending.get(ctx.kind)) and ctx.read_by_apache:
             self._dispatch(ctx, out)
-        names = ctx.directive_names if self._needs else frozenset()
+        names = ctx.directive_names if self._needs or self.pending_files else frozenset()
+        if self.pending_files:
+            self._import_pending_files(names)
         has = [_wanted(names, exact, prefixes) for exact, prefixes in self._needs]
         for rule, need in self._file_hooks:
             if need >= 0 and not has[need]:
@@ -188,6 +206,12 @@ class RuleSet:
                 where = ctx.files[0].path if ctx.files else "<tree>"
                 out.append(internal_error(rule, where, exc))
         return out
+
+
+def _need(names: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A rule's ``file_directives`` as (exact names, prefixes): ``"rewrite*"`` is a prefix."""
+    return (frozenset(n for n in names if not n.endswith("*")),
+            tuple(sorted(n[:-1] for n in names if n.endswith("*"))))
 
 
 def _wanted(names: frozenset[str], exact: frozenset[str], prefixes: tuple[str, ...]) -> bool:

@@ -36,11 +36,11 @@ How a rule looks at a file (the engine, :mod:`confmig.lint.engine`, calls these)
 A lint run imports only the rule modules a file needs (issue 17: a hook pays for the
 start): the rules index (``confmig/lint/rules/index.py``, generated from the rule classes by
 ``python tools/gen_rule_index.py``) says where each rule lives and what it looks at, so a
-rule that only looks at directives a file does not have is never imported
-(:class:`confmig.lint.dispatch.RuleSet`).  The index is used only while it names exactly the
-rule files on disk (otherwise every rule is imported, as :func:`all_rules` does), a rule
-already imported is described by its class, and tests/lint/test_rule_index.py fails when the
-index is not what the classes say.
+rule that only looks at directives a file does not have is never imported, nor a whole-file
+rule whose ``file_directives`` the file does not have (:class:`confmig.lint.dispatch.RuleSet`).
+The index is used only while it names exactly the rule files on disk (otherwise every rule
+is imported, as :func:`all_rules` does), a rule already imported is described by its class,
+and tests/lint/test_rule_index.py fails when the index is not what the classes say.
 """
 
 from __future__ import annotations
@@ -168,6 +168,7 @@ class RuleEntry:
     directives: frozenset[str]     # what check_directive is given (empty: it has none)
     kinds: frozenset[str]
     hooks: frozenset[str]          # the methods of HOOKS the rule implements
+    file_directives: frozenset[str] = frozenset()  # Rule.file_directives (check_file's)
 
     @property
     def dispatched_only(self) -> bool:
@@ -176,12 +177,19 @@ class RuleEntry:
         return self.hooks == {"check_directive"} and not (
             self.directives & {ANY_DIRECTIVE, ANY_SECTION})
 
+    @property
+    def file_hook_only(self) -> bool:
+        """Only a whole-file hook, called only for a file with one of ``file_directives``:
+        importing it can wait until a file has one of them."""
+        return self.hooks == {"check_file"} and bool(self.file_directives)
+
 
 def entry_of(cls: type[Rule]) -> RuleEntry:
     hooks = frozenset(h for h in HOOKS if getattr(cls, h) is not getattr(Rule, h))
     directives = cls.directives if "check_directive" in hooks else frozenset()
+    file_directives = cls.file_directives if "check_file" in hooks else frozenset()
     return RuleEntry(cls.code, cls.__module__, cls.name, frozenset(directives),
-                     frozenset(cls.kinds), hooks)
+                     frozenset(cls.kinds), hooks, frozenset(file_directives))
 
 
 def rule_files() -> list[str]:
@@ -210,7 +218,7 @@ def rule_index() -> dict[str, RuleEntry]:
     if sorted(str(e["module"]) for e in INDEX.values()) == rule_files():
         return {code: RuleEntry(code, str(e["module"]), str(e["name"]),
                                 frozenset(e["directives"]), frozenset(e["kinds"]),
-                                frozenset(e["hooks"]))
+                                frozenset(e["hooks"]), frozenset(e["file_directives"]))
                 for code, e in INDEX.items()}
     return {cls.code: entry_of(cls) for cls in all_rules()}
 
@@ -259,7 +267,7 @@ def render_index() -> str:
         lines += [f"    {_quote(entry.code)}: {{",
                   f'        "module": {_quote(entry.module)},',
                   f'        "name": {_quote(entry.name)},']
-        for field in ("directives", "kinds", "hooks"):
+        for field in ("directives", "kinds", "hooks", "file_directives"):
             values = [_quote(v) for v in sorted(getattr(entry, field))]
             text = ", ".join(values) + ("," if len(values) == 1 else "")
             if len(text) < 70:

@@ -11,6 +11,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*", "<*"),
         "kinds": ("htaccess",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX002": {
         "module": "confmig.lint.rules.ctx.ctx002_forbidden_by_allowoverride",
@@ -18,6 +19,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*",),
         "kinds": ("htaccess",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX003": {
         "module": "confmig.lint.rules.ctx.ctx003_htaccess_never_read",
@@ -25,6 +27,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "CTX004": {
         "module": "confmig.lint.rules.ctx.ctx004_server_only_in_directory",
@@ -32,6 +35,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*", "<*"),
         "kinds": ("server",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX005": {
         "module": "confmig.lint.rules.ctx.ctx005_directory_only_at_server_level",
@@ -39,6 +43,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*",),
         "kinds": ("server",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX006": {
         "module": "confmig.lint.rules.ctx.ctx006_allowoverridelist_discarded",
@@ -46,6 +51,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("allowoverridelist",),
         "kinds": ("server",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX007": {
         "module": "confmig.lint.rules.ctx.ctx007_options_not_granted",
@@ -53,6 +59,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("options",),
         "kinds": ("htaccess",),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "CTX008": {
         "module": "confmig.lint.rules.ctx.ctx008_relative_directory",
@@ -60,6 +67,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "CTX009": {
         "module": "confmig.lint.rules.ctx.ctx009_access_file_not_read",
@@ -67,6 +75,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "CTX010": {
         "module": "confmig.lint.rules.ctx.ctx010_login_answers_500",
@@ -74,6 +83,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("require",),
     },
     "DEP001": {
         "module": "confmig.lint.rules.dep.dep001_access_compat",
@@ -81,6 +91,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("allow", "deny", "order", "satisfy"),
     },
     "DEP002": {
         "module": "confmig.lint.rules.dep.dep002_mixed_access",
@@ -88,6 +99,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("allow", "deny", "order", "satisfy"),
     },
     "DEP003": {
         "module": "confmig.lint.rules.dep.dep003_removed_directive",
@@ -120,6 +132,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         ),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "DUP001": {
         "module": "confmig.lint.rules.dup.dup001_repeated_rewrite_block",
@@ -127,6 +140,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file", "check_tree", "summarize"),
+        "file_directives": ("rewrite*",),
     },
     "DUP002": {
         "module": "confmig.lint.rules.dup.dup002_duplicate_directive",
@@ -134,6 +148,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "LINT001": {
         "module": "confmig.lint.rules.lint.lint001_suppression_without_reason",
@@ -141,6 +156,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": (),
+        "file_directives": (),
     },
     "LINT002": {
         "module": "confmig.lint.rules.lint.lint002_unused_suppression",
@@ -148,6 +164,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": (),
+        "file_directives": (),
     },
     "PERF001": {
         "module": "confmig.lint.rules.perf.perf001_deep_htaccess_lookups",
@@ -155,6 +172,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file", "check_tree", "summarize"),
+        "file_directives": (),
     },
     "PERF002": {
         "module": "confmig.lint.rules.perf.perf002_hostname_lookups",
@@ -162,6 +180,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("hostnamelookups",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "PERF003": {
         "module": "confmig.lint.rules.perf.perf003_fallback_resource",
@@ -169,6 +188,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "PERF004": {
         "module": "confmig.lint.rules.perf.perf004_redirect_would_do",
@@ -176,6 +196,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "PERF005": {
         "module": "confmig.lint.rules.perf.perf005_static_htaccess",
@@ -183,6 +204,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "PERF006": {
         "module": "confmig.lint.rules.perf.perf006_expires_without_rules",
@@ -190,6 +212,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "PERF007": {
         "module": "confmig.lint.rules.perf.perf007_host_name_access",
@@ -197,6 +220,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("allow", "deny", "require"),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "RW001": {
         "module": "confmig.lint.rules.rw.rw001_invalid_regex",
@@ -204,6 +228,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW002": {
         "module": "confmig.lint.rules.rw.rw002_slash_in_perdir",
@@ -211,6 +236,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW003": {
         "module": "confmig.lint.rules.rw.rw003_dangling_cond",
@@ -218,6 +244,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW004": {
         "module": "confmig.lint.rules.rw.rw004_relative_redirect",
@@ -225,6 +252,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW005": {
         "module": "confmig.lint.rules.rw.rw005_unreachable_rules",
@@ -232,6 +260,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW006": {
         "module": "confmig.lint.rules.rw.rw006_unknown_flag",
@@ -239,6 +268,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW007": {
         "module": "confmig.lint.rules.rw.rw007_conflicting_flags",
@@ -246,6 +276,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW008": {
         "module": "confmig.lint.rules.rw.rw008_host_header_redirect",
@@ -253,6 +284,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW009": {
         "module": "confmig.lint.rules.rw.rw009_engine_off",
@@ -260,6 +292,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file", "check_tree", "summarize"),
+        "file_directives": ("rewrite*",),
     },
     "RW010": {
         "module": "confmig.lint.rules.rw.rw010_rules_not_inherited",
@@ -267,6 +300,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file", "check_tree", "summarize"),
+        "file_directives": ("rewrite*",),
     },
     "RW011": {
         "module": "confmig.lint.rules.rw.rw011_redirect_without_l",
@@ -274,6 +308,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW012": {
         "module": "confmig.lint.rules.rw.rw012_redirect_302",
@@ -281,6 +316,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW013": {
         "module": "confmig.lint.rules.rw.rw013_file_test_server_context",
@@ -288,6 +324,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW014": {
         "module": "confmig.lint.rules.rw.rw014_proxy_without_mod_proxy",
@@ -295,6 +332,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW015": {
         "module": "confmig.lint.rules.rw.rw015_unknown_variable",
@@ -302,6 +340,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "RW016": {
         "module": "confmig.lint.rules.rw.rw016_backreference_range",
@@ -309,6 +348,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("rewrite*",),
     },
     "SEC001": {
         "module": "confmig.lint.rules.sec.sec001_directory_listing",
@@ -316,6 +356,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("options",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SEC002": {
         "module": "confmig.lint.rules.sec.sec002_sensitive_files",
@@ -323,6 +364,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_tree", "summarize"),
+        "file_directives": (),
     },
     "SEC003": {
         "module": "confmig.lint.rules.sec.sec003_server_signature",
@@ -330,6 +372,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("serversignature",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SEC004": {
         "module": "confmig.lint.rules.sec.sec004_server_tokens",
@@ -337,6 +380,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("servertokens",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive", "check_tree"),
+        "file_directives": (),
     },
     "SEC005": {
         "module": "confmig.lint.rules.sec.sec005_trace_enable",
@@ -344,6 +388,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("traceenable",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive", "check_tree"),
+        "file_directives": (),
     },
     "SEC006": {
         "module": "confmig.lint.rules.sec.sec006_allowoverride_root",
@@ -351,6 +396,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("allowoverride", "allowoverridelist"),
     },
     "SEC007": {
         "module": "confmig.lint.rules.sec.sec007_cgi_in_uploads",
@@ -358,6 +404,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("addhandler", "options", "sethandler"),
     },
     "SEC008": {
         "module": "confmig.lint.rules.sec.sec008_root_granted",
@@ -365,6 +412,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("allow", "require"),
     },
     "SEC009": {
         "module": "confmig.lint.rules.sec.sec009_display_errors",
@@ -372,6 +420,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("php_admin_flag", "php_admin_value", "php_flag", "php_value"),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SEC010": {
         "module": "confmig.lint.rules.sec.sec010_security_headers",
@@ -379,6 +428,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": ("header",),
     },
     "SEC011": {
         "module": "confmig.lint.rules.sec.sec011_password_file_served",
@@ -386,6 +436,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_tree", "summarize"),
+        "file_directives": (),
     },
     "SEC012": {
         "module": "confmig.lint.rules.sec.sec012_weak_password_file",
@@ -393,6 +444,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("authuserfile",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SYN001": {
         "module": "confmig.lint.rules.syn.syn001_parse_error",
@@ -400,6 +452,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "SYN002": {
         "module": "confmig.lint.rules.syn.syn002_argument_count",
@@ -407,6 +460,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SYN003": {
         "module": "confmig.lint.rules.syn.syn003_unknown_directive",
@@ -414,6 +468,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*", "<*"),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SYN004": {
         "module": "confmig.lint.rules.syn.syn004_on_off",
@@ -421,6 +476,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": ("*",),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
     "SYN005": {
         "module": "confmig.lint.rules.syn.syn005_comment_mid_line",
@@ -428,6 +484,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "SYN006": {
         "module": "confmig.lint.rules.syn.syn006_unbalanced_quote",
@@ -435,6 +492,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "SYN007": {
         "module": "confmig.lint.rules.syn.syn007_not_modelled",
@@ -442,6 +500,7 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "directives": (),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_file",),
+        "file_directives": (),
     },
     "SYN008": {
         "module": "confmig.lint.rules.syn.syn008_expression_not_parsed",
@@ -457,5 +516,6 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         ),
         "kinds": ("htaccess", "server"),
         "hooks": ("check_directive",),
+        "file_directives": (),
     },
 }

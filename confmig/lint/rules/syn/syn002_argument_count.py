@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from confmig.apache.arity import ARITY, arity_problem
+from confmig.apache.arity import arity_of, arity_problem
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, Rule, register
@@ -53,7 +53,7 @@ class ArgumentCount(Rule):
         info = ctx.info(node)
         if info is not None and not ctx.assumed_defaults and not ctx.module_loaded(info):
             return  # Apache stops at "Invalid command" first: SYN003 says so
-        arity = ARITY.get(node.lname)
+        arity = arity_of(node.lname)
         if arity is not None and arity.type == "FLAG" and not node.args:
             return  # SYN004: "must be On or Off"
         kind, message = problem
