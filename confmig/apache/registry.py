@@ -111,8 +111,21 @@ class Registry:
             registry._by_key.setdefault(_key(entry["name"]), []).append(entry)
         return registry
 
+    @classmethod
+    def from_table(cls, text: str) -> Registry:
+        """The registry of :func:`render_table`'s text: one line a name, its entries' JSON
+        decoded when the name is first looked up (issue 17: decoding all of the data files,
+        500 kB, was the largest part of a lint hook's own work)."""
+        registry = cls(())
+        for line in text.splitlines():
+            key, _, entries = line.partition("\t")
+            registry._by_key[key] = [entries]
+        return registry
+
     def _infos(self, key: str) -> list[DirectiveInfo]:
         found = self._by_key.get(key, [])
+        if found and isinstance(found[0], str):
+            found[:] = json.loads(found[0])
         if found and isinstance(found[0], dict):
             found[:] = [DirectiveInfo.from_json(e) for e in found]
         return found
@@ -175,13 +188,34 @@ class Registry:
         return [self._infos(m)[0].name for m in matches]
 
 
+REGISTRY_SOURCES = ("directives.json", "third_party.json")
+REGISTRY_TABLE = "registry.tsv"
+
+
 @cache
 def registry() -> Registry:
-    """The registry of Apache 2.4.71's directives and the third-party ones (loaded once)."""
+    """The registry of Apache 2.4.71's directives and the third-party ones (loaded once),
+    read from ``data/registry.tsv``: the data files' entries by name, one line each
+    (:func:`render_table`; tests/test_registry_table.py fails when it is not current)."""
+    return Registry.from_table(data_text(REGISTRY_TABLE))
+
+
+def source_entries() -> list[dict[str, Any]]:
+    """Every entry of the data files (:data:`REGISTRY_SOURCES`), as they are written."""
     entries: list[dict[str, Any]] = []
-    for name in ("directives.json", "third_party.json"):
+    for name in REGISTRY_SOURCES:
         entries += json.loads(data_text(name))["directives"]
-    return Registry.from_entries(entries)
+    return entries
+
+
+def render_table() -> str:
+    """The text of ``data/registry.tsv``: for each name (as :meth:`Registry.get` keys it),
+    in :meth:`Registry.from_entries`' order, the name, a tab and the JSON list of its
+    entries, Apache's first.  Regenerate it with ``python tools/gen_registry_table.py``
+    after editing a data file."""
+    table = Registry.from_entries(source_entries())
+    return "".join(f"{key}\t{json.dumps(entries, separators=(',', ':'), sort_keys=True)}\n"
+                   for key, entries in table._by_key.items())
 
 
 # --- AllowOverride ---------------------------------------------------------------------
