@@ -164,6 +164,32 @@ def import_profile(argv: list[str], env: dict[str, str], cwd: Path, top: int
             f"(ms, cumulative): {largest}", modules)
 
 
+# Run in a child: the command, then every module it imported (sys.modules at exit, in the
+# order the imports began) written to the file named by argv[1], one a line.  ``-X
+# importtime`` does not list what ``importlib.import_module`` imports -- the rule modules a
+# file needs (confmig.lint.rule.rule_class) -- so the floor is imported from this list.
+MODULES_PROBE = """\
+import sys
+out, sys.argv = sys.argv[1], ["confmig", *sys.argv[2:]]
+from confmig.__main__ import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(out, "w") as f:
+    f.write("\\n".join(name for name in sys.modules if name != "__main__"))
+"""
+
+
+def run_modules(argv: list[str], env: dict[str, str], cwd: Path) -> list[str]:
+    """Every module ``confmig ARGV`` imports, those ``importlib.import_module`` imports
+    included."""
+    result = cwd / "modules.txt"
+    subprocess.run([sys.executable, "-c", MODULES_PROBE, str(result), *argv], env=env,
+                   cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    return result.read_text().splitlines()
+
+
 def import_only(modules: list[str]) -> list[str]:
     """``python -c`` code importing *modules* and running nothing else (the few names
     ``-X importtime`` lists that are no importable module, e.g. Cython's, are passed
@@ -314,7 +340,12 @@ def main() -> int:
             profile, modules = import_profile(["-m", "confmig", *argv], env, base, args.top)
             print(profile)
             if name == "lint --no-cache --no-config FILE":
-                lint_modules = modules
+                lint_modules = run_modules(argv, env, base)
+                ours = [m for m in lint_modules if m.split(".")[0] == "confmig"]
+                print(f"    all modules at exit: {len(lint_modules)} ({len(ours)} of "
+                      f"confmig's, {sum(m.startswith('confmig.lint.rules.') for m in ours)} "
+                      f"of them rules'; -X importtime lists {len(modules)}: not what "
+                      "importlib.import_module imports)")
                 print(dataclass_cost(argv, env, base, args.runs))
         # The floor of this code base: the same modules imported, none of lint's work done.
         floors[IMPORTS_FLOOR] = timed_runs(IMPORTS_FLOOR,
