@@ -2,8 +2,10 @@
 lookup: Apache's internal redirect parses the new path again and %-decodes it, so ``%1`` =
 ``a%3Fb`` (from the query) serves the file ``a?b``; nginx's ``rewrite … last`` looks for
 ``a%3Fb`` (it decodes only when the request's own path had a %-escape).  nginx must serve
-what Apache serves or answer the announced 403 — never another file.  Real Apache 2.4 and
-real nginx, request by request (nginx served the file ``a%3Fb`` before the check)."""
+what Apache serves or answer the announced 403 — never another file.  (The pattern's ``$N``
+is decoded again too — ``$1`` of ``/plain/a%253Fb`` is ``a%3Fb`` — and is not checked:
+README, "Not exact yet".)  Real Apache 2.4 and real nginx, request by request (nginx served
+the file ``a%3Fb`` before the check)."""
 
 from __future__ import annotations
 
@@ -24,9 +26,12 @@ RULES = ("RewriteEngine On\n"
          "RewriteCond %{QUERY_STRING} ^u=(.*)$\n"
          "RewriteRule ^go$ /files/%1? [L]\n"
          "RewriteRule ^hdr$ /files/%{HTTP:X-F} [L]\n"
-         "RewriteRule ^plain/(.*)$ /files/$1 [L]\n")
+         "RewriteRule ^plain/(.*)$ /files/$1 [L]\n"
+         "RewriteRule ^(self.*)$ $1 [L]\n")
 FILES = {".htaccess": RULES, "files/a?b": "question\n", "files/a%3Fb": "escaped\n",
-         "files/a b": "space\n", "files/ab": "plain\n"}
+         "files/a b": "space\n", "files/ab": "plain\n", "files/a%2Fb": "slash\n",
+         "files/a%b": "percent\n", "files/a%25b": "escaped percent\n",
+         "self%62": "self\n"}
 #: (path, headers) → Apache's status (its body is then the file's) and whether nginx may
 #: answer the announced 403 instead (a %-escape in %1 or the header).
 CASES: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bool]] = {
@@ -40,6 +45,14 @@ CASES: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[int, bool]] = {
     ("/hdr", (("X-F", "a%zz"),)): (400, False),  # a bad %-escape: Apache's 400 on both
     ("/plain/ab", ()): (200, False),
     ("/plain/a%20b", ()): (200, False),  # $1 is "a b": nginx escapes and decodes it too
+    ("/go?u=a%2Fb", ()): (404, True),  # Apache: an encoded slash (AllowEncodedSlashes Off)
+    ("/go?u=a%00b", ()): (404, True),
+    ("/go?u=a%25b", ()): (200, True),  # Apache: the file a%b
+    ("/plain/a%25b", ()): (400, False),  # $1 is a%b, a bad %-escape: 400 on both
+    # a rewrite to the URL's own file makes no internal redirect: nothing is parsed or
+    # decoded again (nginx compared its %-escaped copy of $1 with $uri: 400, 403)
+    ("/self%25", ()): (404, False),
+    ("/self%2562", ()): (200, False),
 }
 
 
@@ -75,3 +88,7 @@ def test_verify_finds_no_unannounced_difference(root: Path, apache_binary: objec
                                                 nginx_binary: object) -> None:
     report = verify(VerifyRequest(target="nginx", docroot=root, max_requests=300))
     assert not report.unannounced, report.summary()
+    # verify's own probes reach each rule's denial (a query, a header): before, it sent
+    # them to [R] rules only and said "0 announced" here
+    reached = {r.probe.path.split("?")[0].split("/")[1] for r in report.announced}
+    assert reached == {"go", "hdr"}, report.summary()

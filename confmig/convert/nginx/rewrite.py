@@ -79,10 +79,12 @@ VARIABLE_MAPS = {
 #: After the ones of an internal rewrite's flag: the slash digit, then $confmig_mapped.
 INTERNAL_TAIL = "[01][a-z]*\\z"
 #: Apache's internal redirect parses the new path again and %-decodes it; nginx's ``rewrite
-#: … last`` decodes it only when the request's own path had a %-escape.  A condition's
-#: ``%N``, a variable or a map lookup (nginx copies them as they are) holding a %-escape
-#: therefore maps to another file in nginx: ``%1`` of the query ``u=a%3Fb`` is the file
-#: ``a?b`` for Apache, ``a%3Fb`` for nginx.  On ``<flag>:<those values>``.
+#: … last`` does not.  A condition's ``%N``, a variable or a map lookup (nginx copies them
+#: as they are) holding a %-escape therefore maps to another file in nginx: ``%1`` of the
+#: query ``u=a%3Fb`` is the file ``a?b`` for Apache, ``a%3Fb`` for nginx.  On
+#: ``<flag>:<those values>``.  The pattern's ``$N`` is decoded again too (``$1`` of
+#: ``/plain/a%253Fb`` is ``a%3Fb``): not checked, as denying it would announce every ``$N``
+#: internal rewrite (README, "Not exact yet").
 DECODED_AGAIN = "[\\s\\S]*%[0-9A-Fa-f]{2}"
 DECODED_AGAIN_NOTE = ("an internal rewrite with {what} holding a %-escape (Apache decodes the "
                       "new path again, nginx would look for the file with the escape in its "
@@ -1121,8 +1123,15 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     parts = "".join(f"${{confmig_g{number}_{i}}}" for i in range(len(checks)))
     lines.append(f'set {flag} "{guard}{parts}${{confmig_p{number}}}${{confmig_slash}}";')
     ones = "1" * (len(checks) + 1)
-    # the 403 before mod_dir's 301; the 400 only where the last line rewrites
-    lines += _qmark_checks(rule, qmark or Qmark(), flag, f"{ones}[01]",
+    if not rule.negate and target is not None:
+        # a rewrite to the file the URL maps to: no internal redirect (…1 + $confmig_mapped).
+        # The target's captures are %-escaped where nginx escapes them (UNKNOWN_ESCAPING):
+        # compared with the path copied the same way.
+        lines += ['if ($uri ~ "(?s)^(.*)\\z") { set $confmig_uq $1; }',
+                  f"if ({to} = $confmig_uq) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}"]
+    # the 403 before mod_dir's 301 (and with no internal redirect: Apache expands first);
+    # the 400 only where the last line rewrites, the new path being parsed again
+    lines += _qmark_checks(rule, qmark or Qmark(), flag, f"{ones}[01][a-z]*",
                            "" if continuing else f"{ones}1")
     if copied:
         # (after the 400 of a bad %-escape: Apache parses the new path before it decodes)
@@ -1130,13 +1139,12 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
                   "in it is denied",
                   f'set $confmig_dec "${{{flag[1:]}}}:$confmig_dec";',
                   f'if ($confmig_dec ~ "^{ones}1:{DECODED_AGAIN}") {{ return 403; }}']
-    if not rule.negate and target is not None:
-        lines.append(f"if ({to} = $uri) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
-        if typed:  # no internal redirect: [T]'s type, for a file (a directory: denied)
-            lines += [f'set $confmig_tt "${{{flag[1:]}}}:";',
-                      'if (-d $request_filename) { set $confmig_tt "${confmig_tt}d"; }',
-                      f'if ($confmig_tt ~ "^{ones}1[^:]+:d\\z") {{ return 403; }}',
-                      f'if ($confmig_tt ~ "^{ones}1[^:]+:\\z") {{ return {typed}; }}']
+    if typed and not rule.negate and target is not None:
+        # no internal redirect: [T]'s type, for a file (a directory: denied)
+        lines += [f'set $confmig_tt "${{{flag[1:]}}}:";',
+                  'if (-d $request_filename) { set $confmig_tt "${confmig_tt}d"; }',
+                  f'if ($confmig_tt ~ "^{ones}1[^:]+:d\\z") {{ return 403; }}',
+                  f'if ($confmig_tt ~ "^{ones}1[^:]+:\\z") {{ return {typed}; }}']
     if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
         lines += alias.answer(ones, flag)
     if rule.last:
