@@ -297,7 +297,7 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
     newuri = ""
     if not rule.nosub:
         newuri, unsafe = expand_tracking(rule.substitution, st, rule,
-                                         track=not rule.unsafe_allow_3f)
+                                         track=not rule.rare.unsafe_allow_3f)
         if trace:
             st.steps[-1].result = newuri
         if unsafe > 0:
@@ -307,15 +307,15 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
             result.status = 403
             return _STATUS_SET
 
-    if rule.env or rule.cookies:
+    if rule.rare.env or rule.rare.cookies:
         done: list[str] = []
-        for spec in rule.env:
+        for spec in rule.rare.env:
             value = compile_template(spec)(st, None)  # expand(), one call less
             _set_env(value, st)
             if trace:
                 done.append(f"unset env {value[1:]}" if value.startswith("!") else
                             "env {}={!r}".format(*value.partition(":")[::2]))
-        for spec in rule.cookies:
+        for spec in rule.rare.cookies:
             value = expand(spec, st)
             _add_cookie(value, st)
             if trace:
@@ -324,7 +324,7 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
             _note(st, "; ".join(done))
 
     if rule.nosub:
-        if rule.mime_type or rule.handler:
+        if rule.rare.mime_type or rule.rare.handler:
             _force_type_handler(rule, st)
         if rule.status_flag:
             result.status = rule.redirect_code
@@ -336,16 +336,16 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
         if perdir is not None:
             newuri = perdir + newuri
             prefix_added = True
-        elif not (rule.proxy or rule.redirect):
+        elif not (rule.rare.proxy or rule.redirect):
             newuri = "/" + newuri
             prefix_added = True
 
     st.filename = newuri
-    if perdir is not None and rule.discard_path_info:
+    if perdir is not None and rule.rare.discard_path_info:
         st.path_info = ""
     _splitout_queryargs(rule, st)
 
-    if rule.proxy:
+    if rule.rare.proxy:
         _fully_qualify(st)
         st.filename = "proxy:" + st.filename
         return _MATCH
@@ -358,10 +358,10 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
         if is_absolute_uri(st.filename)[0]:
             result.status = rule.redirect_code
             return _MATCH
-    if (not (rule.unc or prefix_added) and st.filename.startswith("//")
+    if (not (rule.rare.unc or prefix_added) and st.filename.startswith("//")
             and rule.substitution[:2] != "//"):  # merge leading slashes unless written so
         st.filename = "/" + st.filename.lstrip("/")
-    if rule.mime_type or rule.handler:
+    if rule.rare.mime_type or rule.rare.handler:
         _force_type_handler(rule, st)
     return _MATCH
 
@@ -419,18 +419,18 @@ def _add_cookie(spec: str, st: EvalState) -> None:
 
 
 def _force_type_handler(rule: RewriteRule, st: EvalState) -> None:
-    if rule.mime_type:
-        value = expand(rule.mime_type, st, rule)
+    if rule.rare.mime_type:
+        value = expand(rule.rare.mime_type, st, rule)
         if value:
             st.mime_type = value.lower()
-    if rule.handler:
-        value = expand(rule.handler, st, rule)
+    if rule.rare.handler:
+        value = expand(rule.rare.handler, st, rule)
         if value:
             st.handler = value.lower()
 
 
 def _splitout_queryargs(rule: RewriteRule, st: EvalState) -> None:
-    if rule.qsnone:
+    if rule.rare.qsnone:
         st.args = None
         return
     fname = st.filename
@@ -440,9 +440,9 @@ def _splitout_queryargs(rule: RewriteRule, st: EvalState) -> None:
         if skip and not sqs:
             st.args = None
             return
-    if rule.qsdiscard:
+    if rule.rare.qsdiscard:
         st.args = None
-    q = fname.rfind("?", skip) if rule.qslast else fname.find("?", skip)
+    q = fname.rfind("?", skip) if rule.rare.qslast else fname.find("?", skip)
     if q < 0:
         return
     newq = fname[q + 1:]
@@ -541,7 +541,7 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
     subject = _subject(st)  # made again only after a rule that matched (and may have changed it)
     while i < n:
         rule = rules[i]
-        if subrequest and (rule.nosubreq or rule.redirect):
+        if subrequest and (rule.rare.nosubreq or rule.redirect):
             i += 1
             continue
         if st.vary:
@@ -599,8 +599,8 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
             result.value = ACTION_STATUS
             return result
         if rc != _NOSUB:
-            result.value = ACTION_NOESCAPE if rule.noescape else ACTION_NORMAL
-        if rule.passthrough:
+            result.value = ACTION_NOESCAPE if rule.rare.noescape else ACTION_NORMAL
+        if rule.rare.passthrough:
             st.filename = "passthrough:" + st.filename
             result.value = ACTION_NORMAL
             _note(st, "[PT]: passed on to the next URL-to-filename translators")
@@ -610,16 +610,16 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
             if st.trace:
                 _note(st, "[END]: no more rewriting for this request")
             break
-        if rule.proxy or rule.last:
+        if rule.rare.proxy or rule.last:
             if st.trace:
                 _note(st, "[L]: end of this pass" if rule.last else "[P]: proxy")
             break
-        if rule.next:
+        if rule.rare.next:
             rounds += 1
-            if rounds >= rule.max_rounds:
+            if rounds >= rule.rare.max_rounds:
                 result.status = 500
                 result.value = ACTION_STATUS
-                message = (f"exceeded maximum number of rounds ({rule.max_rounds}) via [N] "
+                message = (f"exceeded maximum number of rounds ({rule.rare.max_rounds}) via [N] "
                            "→ 500")
                 _note(st, message)
                 limits.record(f"mod_rewrite: {message}")
@@ -628,9 +628,9 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
                 _note(st, f"[N]: starting round {rounds}")
             i = 0
             continue
-        if rule.skip > 0:
-            _note(st, f"[S={rule.skip}]: skipping {rule.skip} rule(s)")
-            i = min(i + rule.skip, n)
+        if rule.rare.skip > 0:
+            _note(st, f"[S={rule.rare.skip}]: skipping {rule.rare.skip} rule(s)")
+            i = min(i + rule.rare.skip, n)
         i += 1
     return result
 

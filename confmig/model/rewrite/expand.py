@@ -187,8 +187,8 @@ def expand_tracking(text: str, st: EvalState, rule: RewriteRule | None,
                     track: bool = True) -> tuple[str, int]:
     """``(expansion, unsafe_qmark)``: -1 no ``?``; 0 the deciding ``?`` is literal; 1 it came
     from an expansion."""
-    qsl = rule is not None and rule.qslast
-    escape = rule is not None and rule.escape_backrefs
+    qsl = rule is not None and rule.rare.qslast
+    escape = rule is not None and rule.rare.escape_backrefs
     tracking = track
     unsafe = -1
     out: list[str] = []
@@ -211,8 +211,9 @@ def expand_tracking(text: str, st: EvalState, rule: RewriteRule | None,
             piece = captures.group(tok[2]) if captures is not None else ""
             if piece and escape:
                 assert rule is not None
-                piece = escape_backref(piece, rule.backref_escapes, rule.backref_noescapes,
-                                       noplus=rule.backref_noplus, ctls=rule.backref_ctls)
+                rare = rule.rare
+                piece = escape_backref(piece, rare.backref_escapes, rare.backref_noescapes,
+                                       noplus=rare.backref_noplus, ctls=rare.backref_ctls)
             if not piece:
                 continue  # an empty back-reference is not an "expansion" for the ? check
         else:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.rewrite.regex import Regex
 from confmig.syntax.ast import Directive
@@ -59,6 +60,51 @@ class Condition:
 
 
 @dataclass(eq=False, slots=True)
+class RareFlags:
+    """The flags and values of a RewriteRule that few rules have, kept apart: a rule with
+    none of them shares :data:`NO_RARE_FLAGS` (a rule of 40 slots was 360 bytes: 7.2 MB of
+    a 1 MB file of rules).  Read and written through the rule's attributes of these names."""
+
+    next: bool = False
+    max_rounds: int = MAX_ROUNDS
+    skip: int = 0
+    noescape: bool = False
+    passthrough: bool = False
+    proxy: bool = False
+    qsdiscard: bool = False
+    qslast: bool = False
+    qsnone: bool = False
+    nosubreq: bool = False
+    discard_path_info: bool = False
+    escape_backrefs: bool = False
+    backref_escapes: str | None = None
+    backref_noescapes: str | None = None
+    backref_noplus: bool = False
+    backref_ctls: bool = False
+    env: Sequence[str] = ()
+    cookies: Sequence[str] = ()
+    mime_type: str | None = None
+    handler: str | None = None
+    unsafe_prefix_stat: bool = False
+    unsafe_allow_3f: bool = False
+    unc: bool = False
+
+
+NO_RARE_FLAGS = RareFlags()  # shared by every rule without a rare flag: never modified
+
+
+def _rare(name: str) -> Any:
+    """The rule's attribute *name*, kept in its :class:`RareFlags` (read with a C getter: the
+    engine reads several for every rule that matches); setting it gives the rule flags of
+    its own first."""
+    def set_flag(rule: RewriteRule, value: object) -> None:
+        if rule.rare is NO_RARE_FLAGS:
+            rule.rare = RareFlags()
+        setattr(rule.rare, name, value)
+    return property(attrgetter(f"rare.{name}"), set_flag)
+
+
+@dataclass(eq=False, slots=True)
 class RewriteRule:
     """One RewriteRule with its conditions and decoded flags."""
 
@@ -78,35 +124,38 @@ class RewriteRule:
     redirect_code: int = 302  # forced_responsecode (403 for F, 410 for G)
     last: bool = False
     end: bool = False
-    next: bool = False
-    max_rounds: int = MAX_ROUNDS
     chain: bool = False
-    skip: int = 0
     nocase: bool = False
-    noescape: bool = False
-    passthrough: bool = False
-    proxy: bool = False
     qsappend: bool = False
-    qsdiscard: bool = False
-    qslast: bool = False
-    qsnone: bool = False
-    nosubreq: bool = False
-    discard_path_info: bool = False
-    escape_backrefs: bool = False
-    backref_escapes: str | None = None
-    backref_noescapes: str | None = None
-    backref_noplus: bool = False
-    backref_ctls: bool = False
-    env: Sequence[str] = ()
-    cookies: Sequence[str] = ()
-    mime_type: str | None = None
-    handler: str | None = None
-    unsafe_prefix_stat: bool = False
-    unsafe_allow_3f: bool = False
-    unc: bool = False
+    rare: RareFlags = NO_RARE_FLAGS
     # The conditions as one function of the evaluation state (apply._conditions_checker),
     # made on first use.
     conditions_check: Callable[..., bool] | None = field(default=None, repr=False)
+
+    # The rest, in ``rare`` (RareFlags): the same names, read and written here.
+    next = _rare("next")
+    max_rounds = _rare("max_rounds")
+    skip = _rare("skip")
+    noescape = _rare("noescape")
+    passthrough = _rare("passthrough")
+    proxy = _rare("proxy")
+    qsdiscard = _rare("qsdiscard")
+    qslast = _rare("qslast")
+    qsnone = _rare("qsnone")
+    nosubreq = _rare("nosubreq")
+    discard_path_info = _rare("discard_path_info")
+    escape_backrefs = _rare("escape_backrefs")
+    backref_escapes = _rare("backref_escapes")
+    backref_noescapes = _rare("backref_noescapes")
+    backref_noplus = _rare("backref_noplus")
+    backref_ctls = _rare("backref_ctls")
+    env = _rare("env")
+    cookies = _rare("cookies")
+    mime_type = _rare("mime_type")
+    handler = _rare("handler")
+    unsafe_prefix_stat = _rare("unsafe_prefix_stat")
+    unsafe_allow_3f = _rare("unsafe_allow_3f")
+    unc = _rare("unc")
 
     def __str__(self) -> str:
         flags = f" {self.flags_text}" if self.flags_text else ""
