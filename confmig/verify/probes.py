@@ -296,6 +296,9 @@ def _rule_probes(site: ProbeSite, prefix: str, rule: RewriteRule, subdirs: list[
 #: after an internal rewrite (a %-escape), which nginx's ``rewrite … last`` does not.
 ESCAPE_QUERY = "confmig=a%3Fb%7B"
 ESCAPE_PATH = "%25"
+#: A letter escaped twice: an internal rewrite's ``$N`` then holds ``%41``, which Apache's
+#: internal redirect decodes again and nginx cannot (its announced 403).
+ESCAPE_PATH_TWICE = "%2541"
 ESCAPE_HEADER = "a b{%3F"
 _SUBST_HEADER = re.compile(r"%\{(HTTP:[^}]+|HTTP_[A-Z_]+)\}", re.IGNORECASE)
 
@@ -323,6 +326,9 @@ def _escape_probes(site: ProbeSite, prefix: str, url: str, matches: list[str],
         if matches_pattern(rule.pattern, rule.nocase, match + unquote(ESCAPE_PATH)) \
                 != rule.negate:
             yield _probe(site, prefix + match.lstrip("/") + ESCAPE_PATH, why)
+        if not redirect and matches_pattern(rule.pattern, rule.nocase,
+                                            match + unquote(ESCAPE_PATH_TWICE)) != rule.negate:
+            yield _probe(site, prefix + match.lstrip("/") + ESCAPE_PATH_TWICE, why)
     for cond in rule.conditions:  # a condition's %N taken from the query
         if cond.kind == "regex" and cond.test.upper() == "%{QUERY_STRING}":
             for query in samples(cond.pattern, cond.nocase, 1, QUERY_ALPHABET)[0]:

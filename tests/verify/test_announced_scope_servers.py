@@ -131,9 +131,12 @@ def test_a_qmark_from_an_expansion_is_403_on_both(
         for path, status in expected.items():
             a, b = pair.ask(path)
             assert (a.status, b.status) == (status, status), path
-        for path in ("/fc/%25", "/fc/a%25zz", "/fc/%2541x", "/fc/a+%251", "/in/%25%3F"):
+        for path in ("/fc/%25", "/fc/a%25zz", "/fc/a+%251", "/in/%25%3F"):
             a, b = pair.ask(path)
             assert a.status == b.status, path
+        # $1 = %41x, which Apache decodes again and nginx cannot: the noted 403
+        a, b = pair.ask("/fc/%2541x")
+        assert (a.status, b.status) == (404, 403)
     report = run(root)
     # exact, so nothing to announce about it (fc/'s rule keeps its PATH_INFO note; plain/'s
     # %{REQUEST_URI} with a '%' Apache escapes in the Location is denied, announced)

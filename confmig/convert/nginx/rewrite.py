@@ -83,12 +83,22 @@ INTERNAL_TAIL = "[01][a-z]*\\z"
 #: as they are) holding a %-escape therefore maps to another file in nginx: ``%1`` of the
 #: query ``u=a%3Fb`` is the file ``a?b`` for Apache, ``a%3Fb`` for nginx.  On
 #: ``<flag>:<those values>``.  The pattern's ``$N`` is decoded again too (``$1`` of
-#: ``/plain/a%253Fb`` is ``a%3Fb``): not checked, as denying it would announce every ``$N``
-#: internal rewrite (README, "Not exact yet").
+#: ``/plain/a%253Fb`` is ``a%3Fb``): denied where it holds a %-escape, judged on
+#: ``<flag>:<escaping>:<captures>`` (:data:`CAPTURE_DECODED_AGAIN`) and announced as a note
+#: (not as untranslatable: every ``$N`` internal rewrite has it, and only a double-encoded
+#: ``%25XX`` in the request reaches it).
 DECODED_AGAIN = "[\\s\\S]*%[0-9A-Fa-f]{2}"
 DECODED_AGAIN_NOTE = ("an internal rewrite with {what} holding a %-escape (Apache decodes the "
                       "new path again, nginx would look for the file with the escape in its "
                       "name): such requests are denied (403)")
+#: In ``<escaping>:<captures>``: a %-escape in a capture — escaped by nginx (``%25`` + two
+#: hex digits), as it is, or either when the escaping is not known.
+CAPTURE_DECODED_AGAIN = ("(?:%25:[\\s\\S]*%25[0-9A-Fa-f]{2}"
+                         "|%:[\\s\\S]*%[0-9A-Fa-f]{2}"
+                         "|\\*:[\\s\\S]*%(?:25)?[0-9A-Fa-f]{2})")
+DECODED_AGAIN_CAPTURE_NOTE = ("a path whose {what} holds a %-escape (a double-encoded %25XX "
+                              "in the request) is denied (403): Apache decodes the new path "
+                              "again, nginx cannot")
 PATH_INFO_NOTE = ("a rewrite without [L] followed by more rules: for a URL with "
                   "PATH_INFO (a missing directory or a file before its last part) Apache's "
                   "next rules see the new path with the PATH_INFO after it; such URLs are "
@@ -727,6 +737,11 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if copied:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", DECODED_AGAIN_NOTE.format(
                 what=", ".join(copied)), answer=403))
+        if qmark.pattern_captures():
+            out.notes.append(RuleNote(_src(rule), "RewriteRule",
+                                      DECODED_AGAIN_CAPTURE_NOTE.format(
+                                          what=", ".join(qmark.pattern_captures())),
+                                      changes_behaviour=False, answer=403))
         continuing = not action.endswith(" last;")  # more rules see the new path
         if continuing:
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE,
@@ -887,6 +902,11 @@ class Qmark:
         variables, the map lookups and the conditions' ``%N`` (saved variables) — not the
         pattern's ``$N`` (:data:`DECODED_AGAIN`)."""
         return [*(c for c in self.captures if c.startswith("${")), *self.values]
+
+    def pattern_captures(self) -> list[str]:
+        """The pattern's ``$N`` before the ``?`` (nginx %-escapes them where the request's
+        path had a %-escape: :data:`CAPTURE_DECODED_AGAIN`)."""
+        return [c for c in self.captures if not c.startswith("${")]
 
     def patterns(self) -> tuple[str, str]:
         """The regexes (captures, values) of what is denied: a '?' — and in a redirect,
@@ -1139,6 +1159,11 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
                   "in it is denied",
                   f'set $confmig_dec "${{{flag[1:]}}}:$confmig_dec";',
                   f'if ($confmig_dec ~ "^{ones}1:{DECODED_AGAIN}") {{ return 403; }}']
+    if qmark is not None and qmark.pattern_captures():
+        # ($confmig_qmark: the flag, then <escaping>:<captures>, set by _qmark_checks)
+        lines += [f"# {_where(rule)}: Apache decodes {', '.join(qmark.pattern_captures())} "
+                  "again: a %-escape in it is denied",
+                  f'if ($confmig_qmark ~ "^{ones}1:{CAPTURE_DECODED_AGAIN}") {{ return 403; }}']
     if typed and not rule.negate and target is not None:
         # no internal redirect: [T]'s type, for a file (a directory: denied)
         lines += [f'set $confmig_tt "${{{flag[1:]}}}:";',
