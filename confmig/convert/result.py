@@ -76,8 +76,10 @@ class Note:
         """Whether this note explains a difference in *field* (*added*: Apache's answer had
         no value there, the converted one has) between answers with *statuses* (Apache's,
         the converted server's; None: not known, which a note with an ``answer`` never
-        excuses)."""
-        if not self.changes_behaviour:
+        excuses).  A note that changes no behaviour excuses nothing — but for one that
+        names what the converted server answers instead (the announced denial of a rare
+        request, which leaves the exit code as it is)."""
+        if not self.changes_behaviour and not self.answer:
             return False
         if self.answer and (statuses is None or statuses[1] != self.answer
                             or statuses[0] == self.answer):
@@ -151,23 +153,18 @@ class ConversionResult:
         converted one's).  A note that says which fields it is about excuses only those,
         one that says what the converted server answers instead only in such an answer; a
         wider answer is for the caller to refuse first."""
+        answering = [n for n in self.warnings if n.answer and n.scope]
         return any(note.excuses(field, added, statuses)
-                   for note in self._covering(directory))
+                   for note in [*self._covering(directory),
+                                *_below(directory, answering)])
 
     def serves_500(self, directory: str | Path) -> bool:
         """Whether ``--serve-500`` was asked for a directory covering *directory*."""
         return any(note.serves_500() for note in self._covering(directory))
 
     def _covering(self, directory: str | Path) -> list[Note]:
-        path = str(directory).rstrip("/") or "/"
-        out = []
-        for note in self.untranslatable:
-            if not (note.changes_behaviour and note.scope):
-                continue
-            root = note.scope.rstrip("/") or "/"
-            if path == root or path.startswith(root + "/") or root == "/":
-                out.append(note)
-        return out
+        return _below(directory, [n for n in self.untranslatable
+                                  if n.changes_behaviour and n.scope])
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -182,3 +179,14 @@ class ConversionResult:
 class ConvertError(Exception):
     """Input the converter cannot work with; the message is one line, ``file:line:`` first
     where there is one."""
+
+
+def _below(directory: str | Path, notes: list[Note]) -> list[Note]:
+    """The *notes* whose scope is *directory* or a directory above it."""
+    path = str(directory).rstrip("/") or "/"
+    out = []
+    for note in notes:
+        root = note.scope.rstrip("/") or "/"
+        if path == root or path.startswith(root + "/") or root == "/":
+            out.append(note)
+    return out

@@ -208,28 +208,9 @@ def _result(conversion: ConversionResult, probe: Probe, original: Observed,
         original.status == 500 and probe.directory is not None
         and conversion.serves_500(probe.directory))
     statuses = (original.status, converted.status)
-    announced = not widened and probe.directory is not None and (all(
+    announced = not widened and probe.directory is not None and all(
         conversion.excuses(probe.directory, d.field, d.added, statuses) for d in diffs)
-        or _noted_denial(conversion, probe.directory, statuses))
     return ProbeResult(probe, original, converted, diffs, announced, widened)
-
-
-def _noted_denial(conversion: ConversionResult, directory: str | Path,
-                  statuses: tuple[int, int]) -> bool:
-    """A note (not untranslatable: the denial of a rare request, which leaves the exit code
-    as it is) that names the status the converted server answers instead — a denial's 403
-    — excuses that whole answer where Apache answered something else, for a request below
-    its directory."""
-    path = str(directory).rstrip("/") or "/"
-    for note in conversion.warnings:
-        if not note.answer or note.fields is not None or not note.scope:
-            continue
-        if statuses[1] != note.answer or statuses[0] == note.answer:
-            continue
-        root = note.scope.rstrip("/") or "/"
-        if path == root or path.startswith(root + "/") or root == "/":
-            return True
-    return False
 
 
 def _send(target: Target, probe: Probe, timeout: float) -> Observed:
