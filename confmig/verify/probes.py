@@ -15,7 +15,6 @@ Derived from the site itself, bounded in number:
 from __future__ import annotations
 
 import os
-import re
 import string
 import time
 from collections.abc import Iterable, Iterator
@@ -25,6 +24,7 @@ from urllib.parse import quote, unquote, urlsplit
 
 from confmig.convert.httpd import collect_access_files
 from confmig.load import ReadState, load_htaccess
+from confmig.model.rewrite.expand import TOKEN_VAR, tokenize
 from confmig.model.rewrite.parse import Condition, RewriteConfig, RewriteRule
 from confmig.syntax import Directive, Node, Section
 from confmig.verify.regexgen import HOST_ALPHABET, PATH_ALPHABET, matches_pattern, samples
@@ -40,6 +40,14 @@ _HEADER_VARS = {
     "HTTP_USER_AGENT": "User-Agent", "HTTP_REFERER": "Referer", "HTTP_ACCEPT": "Accept",
     "HTTP_COOKIE": "Cookie", "HTTP_FORWARDED": "Forwarded", "HTTP_PROXY_CONNECTION": None,
 }
+
+
+def _request_header(var: str) -> str | None:
+    """The request header a mod_rewrite variable reads (``HTTP:Name``, ``HTTP_REFERER``…),
+    None for any other variable."""
+    return (var[5:] or None) if var.startswith("HTTP:") else _HEADER_VARS.get(var)
+
+
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE"})
 
 
@@ -300,7 +308,6 @@ ESCAPE_PATH = "%25"
 #: internal redirect decodes again and nginx cannot (its announced 403).
 ESCAPE_PATH_TWICE = "%2541"
 ESCAPE_HEADER = "a b{%3F"
-_SUBST_HEADER = re.compile(r"%\{(HTTP:[^}]+|HTTP_[A-Z_]+)\}", re.IGNORECASE)
 
 
 def _redirects_expansions(rule: RewriteRule) -> bool:
@@ -334,8 +341,9 @@ def _escape_probes(site: ProbeSite, prefix: str, url: str, matches: list[str],
             for query in samples(cond.pattern, cond.nocase, 1, QUERY_ALPHABET)[0]:
                 if matches_pattern(cond.pattern, cond.nocase, query + "%7B") != cond.negate:
                     yield _probe(site, f"{url}?{query}%7B", why)
-    for var in sorted({v.upper() for v in _SUBST_HEADER.findall(rule.substitution or "")}):
-        header = var[5:] if var.startswith("HTTP:") else _HEADER_VARS.get(var)
+    names = {t[1].upper() for t in tokenize(rule.substitution or "") if t[0] == TOKEN_VAR}
+    for var in sorted(names):
+        header = _request_header(var)
         if header:
             yield _probe(site, url, why, headers=[(header, ESCAPE_HEADER)])
 
@@ -365,13 +373,11 @@ def _condition_probes(site: ProbeSite, url: str, cond: Condition) -> Iterator[Pr
         for method in matches:
             if method in _METHODS:
                 yield _probe(site, url, why, method=method)
-    elif var is not None and (var in _HEADER_VARS or var.startswith("HTTP:")):
-        name = _HEADER_VARS.get(var) if var in _HEADER_VARS else var[5:]
-        if name:
-            matches, misses = samples(pattern, nocase, 2, HEADER_ALPHABET)
-            for value in (*matches, *misses):
-                if value.strip() == value and value:
-                    yield _probe(site, url, why, headers=[(name, value)])
+    elif var is not None and (name := _request_header(var)):
+        matches, misses = samples(pattern, nocase, 2, HEADER_ALPHABET)
+        for value in (*matches, *misses):
+            if value.strip() == value and value:
+                yield _probe(site, url, why, headers=[(name, value)])
 
 
 def _redirect_match(site: ProbeSite, node: Directive) -> Iterator[Probe]:

@@ -1,12 +1,13 @@
 """An internal rewrite whose substitution copies a condition's ``%N``, a variable or a map
 lookup: Apache's internal redirect parses the new path again and %-decodes it, so ``%1`` =
 ``a%3Fb`` (from the query) serves the file ``a?b``; nginx's ``rewrite … last`` looks for
-``a%3Fb`` (it decodes only when the request's own path had a %-escape).  nginx must serve
-what Apache serves or answer the announced 403 — never another file.  The pattern's ``$N``
-is decoded again too — ``$1`` of ``/plain/a%253Fb`` is ``a%3Fb``: Apache serves ``a?b`` —
-and denied the same way, announced as a note (convert's exit code stays).  Real Apache 2.4
-and real nginx, request by request (nginx served the file ``a%3Fb`` before the check, and
-``a%2Fb`` for ``/plain/a%252Fb`` where Apache answers 404)."""
+``a%3Fb`` (with a %-escape in the request's own path too, tried by hand: neither file, a
+404).  nginx must serve what Apache serves or answer the announced 403 — never another
+file.  The pattern's ``$N`` is decoded again too — ``$1`` of ``/plain/a%253Fb`` is
+``a%3Fb``: Apache serves ``a?b`` — and denied the same way, announced as a note (convert's
+exit code stays).  Real Apache 2.4 and real nginx, request by request (nginx served the
+file ``a%3Fb`` before the check, and ``a%2Fb`` for ``/plain/a%252Fb`` where Apache answers
+404)."""
 
 from __future__ import annotations
 
