@@ -66,8 +66,9 @@ OTHERS = ["/a.sql/", "/a.sql/c.txt", "/ldir.sql/c.txt", "/missing/b.sql/x", "/d/
           "/missing/x", "/a.sql/s.php", "/a.sql/s.php/b.sql/x"]
 #: Apache's walk stops at a missing name the section matches below directories it does not
 #: match (Files applies to the name where the walk stopped, whatever follows): 403.  nginx
-#: without a front controller answers 404 (a refusal too); with one, the front controller's
-#: fallback walks the path as Apache does (issue 12: it answered the front controller's 200).
+#: without a front controller sends its 404 there to a named location that tells it apart
+#: (it answered 404); with one, the front controller's fallback walks the path as Apache
+#: does (issue 12: it answered the front controller's 200).
 BELOW = ["/d/missing.sql/x", "/d/a.sql/b.sql/x", "/d/missing.sql/", "/d/e/missing.sql/x",
          "/d/e/f/missing.sql/x/y"]
 #: Apache's walk stops at a regular file followed by more path: the default handler refuses
@@ -152,14 +153,11 @@ def test_where_apache_does_not_deny_nginx_answers_alike(site: Site, path: str) -
 
 
 @pytest.mark.parametrize("path", BELOW)
-def test_a_missing_name_below_directories(site: Site, path: str,
-                                          request: pytest.FixtureRequest) -> None:
-    """Denied (403) where Apache's walk stops at it; without a front controller nginx's
-    404 (never looser)."""
+def test_a_missing_name_below_directories(site: Site, path: str) -> None:
+    """Denied (403) where Apache's walk stops at it, with a front controller or without."""
     a, b = site.ask(path)
     assert a.status == 403, (path, a.status)
-    plain = request.node.callspec.params["site"] == "plain"
-    assert b.status in ((403, 404) if plain else (403,)), (path, a.status, b.status)
+    assert b.status == 403, (path, a.status, b.status)
 
 
 @pytest.mark.parametrize("path", AFTER_FILE)

@@ -87,6 +87,10 @@ FRONT_LEVELS = 12
 #: one by one (:meth:`Renderer._then_path_denials`).
 THEN_PATH_LEVELS = 2
 
+#: The line that lets a named location reached through ``error_page`` apply its own
+#: (:meth:`Renderer._missing_below`).
+RECURSIVE = "recursive_error_pages on;"
+
 
 @dataclass
 class NginxOptions:
@@ -197,6 +201,9 @@ class Renderer:
         #: directory → its <Files> denials for the front controller's walk: status → the
         #: sections' name_then_path bodies, their error_page lines, the candidate regex
         self.walk_denials: dict[str, tuple[dict[int, str], list[str], str]] = {}
+        #: directory → its <Files> denials' "its directory exists" map rows (a name's
+        #: parent captured as confmig_dir) and their statuses, in the sections' order
+        self.name_denials: dict[str, list[tuple[str, int]]] = {}
         #: (target, directory, content lines) → the route variable and the walk's named
         #: location (:meth:`_front_route`)
         self.front_routes: dict[tuple[str, str, tuple[str, ...]], tuple[str, str]] = {}
@@ -323,6 +330,8 @@ class Renderer:
             for location in [*(n for n in main.nested if n.match.startswith("~")), main]:
                 _tests_only_for(location, tests, candidate,
                                 missing if location is main else [])
+            if RECURSIVE in missing and RECURSIVE in main.nested[-1].lines:
+                self._error_pages_once(scope, main.nested[-1], missing)
         if rewrite_out is not None:
             for url in rewrite_out.exact_static:
                 plain = Location(f"= {q(url)}", ["served as it is (a rule stops the rules)"])
@@ -429,44 +438,80 @@ class Renderer:
                 {status: "|".join(f"(?:{b})" for b in bodies)
                  for status, bodies in then_paths.items()},
                 [line for line in lines if line.startswith("error_page ")], candidate)
+            self.name_denials[scope.directory] = names
         return lines + self._name_denials(names, none), candidate
 
     def _missing_below(self, scope: Scope) -> list[str]:
-        """Without a front controller (whose fallback walks the path): the line that sends
+        """Without a front controller (whose fallback walks the path): the lines that send
         nginx's 404 for a URL the ``<Files>`` denials can match to a named location that
-        answers 403 where Apache's walk stops at a missing name they match, followed by
-        more path, below a directory (``/d/missing.sql/x``; the tests before it in the
+        answers as Apache does where its walk stops at a missing name they match, followed
+        by more path, below a directory (``/d/missing.sql/x``; the tests before it in the
         location deny such a name when it is a file or in a chain of matching directories
-        from the document root).  Of the first :data:`THEN_PATH_LEVELS` matching names
-        followed by more path, deepest first: a directory is passed by the walk (404: what
-        stopped it is a name the sections do not match), a name whose parent is a
-        directory is where it stopped (403).  Only a 404 pays for it.  Not where an
-        ``ErrorDocument 404`` is in force (nginx would not send it from there) or the
-        sections answer with different statuses: those stay nginx's 404 (both refuse)."""
+        from the document root).  Of the first :data:`THEN_PATH_LEVELS` names any section
+        matches followed by more path, deepest first: a directory is passed by the walk
+        (404: what stopped it is a name the sections do not match), a name whose parent is
+        a directory is where it stopped — the status of the first section matching it.
+        Only a 404 pays for it.
+
+        The named location has the scope's ``error_page`` lines (Apache's ``ErrorDocument``
+        for the status, the 404's page when it answers 404): nginx applies no error page to
+        an answer of a location it reached through one unless ``recursive_error_pages`` is
+        on where the first was applied — the nested location, which then also drops the
+        scope's own ``error_page 404`` (this one replaces it)."""
         denials = self.walk_denials.get(scope.directory)
-        settings = scope.settings
-        if denials is None or self.php is not None or len(denials[0]) != 1 or any(
-                code == 404 for code, _, _ in settings.error_documents):
+        if denials is None:
             return []
-        (status, body), = denials[0].items()
+        bodies, error_pages, _ = denials
+        names = self.name_denials[scope.directory]
+        settings = scope.settings
+        body = "|".join(f"(?:{b})" for b in bodies.values()) if len(bodies) > 1 \
+            else next(iter(bodies.values()))
         none = _no_file(settings)
         notes = len(self.notes)
         lines = self._content_lines(scope, settings)
         del self.notes[notes:]
+        lines += [line for line in error_pages if line not in lines]
         for nth in range(THEN_PATH_LEVELS, 0, -1):
             name = self.http.map("$uri", [(f"~{then_path_level(body, 'confmig_named', nth)}",
                                            '"$document_root$confmig_named"')], none)
-            parent = self.http.map(name, [("~^(?<confmig_up>.*)/[^/]*\\z", "$confmig_up")],
-                                   none)
-            lines += [f"if (-d {name}) {{ return 404; }}",
-                      f"if (-d {parent}) {{ return {status}; }}"]
+            lines.append(f"if (-d {name}) {{ return 404; }}")
+            if len(bodies) == 1:
+                parent = self.http.map(name, [("~^(?<confmig_up>.*)/[^/]*\\z",
+                                               "$confmig_up")], none)
+                lines.append(f"if (-d {parent}) {{ return {next(iter(bodies))}; }}")
+                continue
+            for status in bodies:  # the sections' order: the first that matches the name
+                parent = self.http.map(name, [(row, "$confmig_dir") for row, code in names
+                                              if code == status], none)
+                lines.append(f"if (-d {parent}) {{ return {status}; }}")
         named = f"@confmig_below{self.scope_ids[scope.directory]}"
         self.typed.append(Location(named, [
             f"{scope.directory}: nginx's 404 for a URL the <Files> denials can match: "
             "their answer where Apache's walk stops at a missing name they match"],
             [*lines, "return 404;"]))
+        pages = any(line.startswith("error_page ") for line in lines)
         return ["# a missing name the <Files> denials match, below a directory: their "
-                f"answer ({named})", f"error_page 404 = {named};"]
+                f"answer ({named})", f"error_page 404 = {named};",
+                *(["# (the error_page lines there apply to its answers)", RECURSIVE]
+                  if pages else [])]
+
+    def _error_pages_once(self, scope: Scope, location: Location, missing: list[str]) -> None:
+        """*location*'s own ``error_page`` lines (but *missing*'s) through a named location
+        each that answers with the code and has the line: with ``recursive_error_pages``
+        on in *location* (for :meth:`_missing_below`'s named location), an error page that
+        answers an error itself would get that location's error page in turn, where Apache
+        sends its canned answer (an ``ErrorDocument 403`` in a denied directory); from a
+        named location with it off, the page is applied once, as before."""
+        sid = self.scope_ids[scope.directory]
+        for k, line in enumerate(location.lines):
+            if not line.startswith("error_page ") or line in missing:
+                continue
+            code = line.split()[1]
+            named = f"@confmig_page{sid}_{code}"
+            self.typed.append(Location(named, [
+                f"{scope.directory}: the error page for {code} of the URLs the <Files> "
+                "denials can match (applied once)"], [line, f"return {code};"]))
+            location.lines[k] = f"error_page {code} = {named};"
 
     def _then_path_denials(self, body: str, status: int, none: str) -> list[str]:
         """The tests of a name followed by more path (PATH_INFO): Apache's walk stops at the
@@ -1122,8 +1167,10 @@ def _tests_only_for(location: Location, tests: list[str], candidate: str,
         return
     full = list(location.lines)
     del location.lines[start:start + len(tests)]
-    if location.front is None:  # (a front controller's fallback walks the path)
+    if location.front is None and missing:  # (a front controller's fallback walks the path)
         full[start + len(tests):start + len(tests)] = missing
+        full = [line for line in full  # (missing's error_page 404 replaces the scope's)
+                if line in missing or not line.startswith("error_page 404 ")]
     location.nested.append(Location(
         f"~ {q(candidate)}", ["a name the <Files> denials can match: their tests, then the "
                               "same as around"], full, front=location.front))
