@@ -325,11 +325,11 @@ def _escape_probes(site: ProbeSite, prefix: str, url: str, matches: list[str],
     headers the substitution reads."""
     why = f"RewriteRule {rule.pattern} (bytes Apache escapes or decodes again)"
     yield _probe(site, f"{url}?{ESCAPE_QUERY}", why)
-    # (an internal rewrite: only one that ends the rules; a capture's bad %-escape in a
-    # chain or an [N] round is not translated exactly yet, README)
+    # a capture with a bad %-escape (Apache's 400 where the internal redirect is made: at
+    # this rule, or where the rules end for one in a chain, an [N] round or without [L])
+    # and with a letter escaped twice
     redirect = rule.redirect or (rule.substitution or "").startswith(("http://", "https://"))
-    ends = redirect or ((rule.last or rule.end) and not (rule.chain or rule.next))
-    for match in matches if ends else []:
+    for match in matches:
         if matches_pattern(rule.pattern, rule.nocase, match + unquote(ESCAPE_PATH)) \
                 != rule.negate:
             yield _probe(site, prefix + match.lstrip("/") + ESCAPE_PATH, why)

@@ -157,6 +157,9 @@ class RewriteOut:
     uses_amp_args: bool = False
     internal: bool = False  # some rule rewrites internally: the location needs PREAMBLE
     continuing: bool = False  # a rewrite without [L] is followed by more rules
+    #: such a rewrite records the answer its path brings in ``$confmig_bad``
+    #: (:func:`_pending_escape`)
+    pending_escape: bool = False
     alias: AliasGuard | None = None
     #: [T] types: (named location, type, the status that reaches it through error_page);
     #: the renderer writes each named location with the scope's settings and that type.
@@ -359,6 +362,9 @@ def translate(plan: RewritePlan, scope_id: str, alias: AliasGuard | None = None,
                 out.lines += _rule(plan, rule, "", out, last=index + 1 >= len(rules))[0]
             except Untranslatable as exc:
                 out.lines += _deny(plan, rule, str(exc), out)
+        out.lines += _bad_escape_end(out)
+    if out.pending_escape:
+        body[:0] = ['set $confmig_bad "";']
     if out.continuing and not any("set $confmig_start " in line for line in body):
         # the request as it came, for the PATH_INFO test of _internal
         body[:0] = ['set $confmig_start "${confmig_mapped}:$uri";']
@@ -437,6 +443,7 @@ def _flow(plan: RewritePlan, rules: list[RewriteRule], out: RewriteOut) -> list[
             lines.append(f'if ($confmig_go ~ "^(?:{end})?\\z") {{ set $confmig_go sdone; }}')
     if out.internal:  # the request as it came, for the PATH_INFO test of _internal
         lines.insert(2, 'set $confmig_start "${confmig_mapped}:$uri";')
+    lines += _bad_escape_end(out)
     if out.typed:
         lines[2:2] = ['set $confmig_type "";', "set $confmig_u0 $uri;"]
         lines += _type_dispatch(out)
@@ -747,12 +754,15 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
             out.notes.append(RuleNote(_src(rule), "RewriteRule", PATH_INFO_NOTE,
                                       answer=403))
             out.continuing = True
+            out.pending_escape = True
         if self_typed:
             lines += _self_typed(out, self_typed)
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
                           guard or "", continuing, lookups, self_typed, qmark, out.stop),
                 f"^{ones}{INTERNAL_TAIL}")
-    if not checks and guard is None and not lookups.sets and not lookups.env_read:
+    ends = action == "break;"  # a `- [L]`: the rules end here
+    if not checks and guard is None and not lookups.sets and not lookups.env_read \
+            and not (ends and out.pending_escape):
         lines += _qmark_lines(rule, regex, qmark)  # the rule applies wherever it matches
         # its `if` that records the '?' test; an `if` around an action that does not end
         # the rewrite phase (a bare `rewrite` line is no `if`)
@@ -777,6 +787,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
     lines.append(f'set {flag} "{guard or ""}{parts}${{confmig_p{number}}}";')
     lines += _qmark_checks(rule, qmark, flag, ones)
     lines += _env_unset(rule, number, flag, ones, lookups, out)
+    if ends:
+        lines += _bad_escape_end(out, flag, ones)
     final = action if not action.startswith("rewrite ") or not rule.negate else \
         _rewrite_any(action)
     lines.append(f"if ({flag} = {ones}) {{ {final} }}")
@@ -1159,7 +1171,9 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
                   "in it is denied",
                   f'set $confmig_dec "${{{flag[1:]}}}:$confmig_dec";',
                   f'if ($confmig_dec ~ "^{ones}1:{DECODED_AGAIN}") {{ return 403; }}']
-    if qmark is not None and qmark.pattern_captures():
+    if continuing:
+        lines += _pending_escape(rule, qmark or Qmark(), flag, ones)
+    elif qmark is not None and qmark.pattern_captures():
         # ($confmig_qmark: the flag, then <escaping>:<captures>, set by _qmark_checks)
         lines += [f"# {_where(rule)}: Apache decodes {', '.join(qmark.pattern_captures())} "
                   "again: a %-escape in it is denied",
@@ -1184,6 +1198,47 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     final = _rewrite_any(action) if rule.negate else action
     lines.append(f"if ({flag} = {ones}1) {{ {final} }}")
     return lines
+
+
+def _pending_escape(rule: RewriteRule, qmark: Qmark, flag: str, ones: str) -> list[str]:
+    """A rewrite followed by more rules: Apache parses and %-decodes the new path only at the
+    internal redirect once the rules are over, so its answer for a bad %-escape (400) or a
+    %-escape in a ``$N`` (the note's 403, :data:`CAPTURE_DECODED_AGAIN`) belongs to the
+    path the last rewrite made.  Where this rewrite applies, ``$confmig_bad`` (""/400/403)
+    says what its path brings; :func:`_bad_escape_end` answers it where the rules end (a
+    later rewrite replaces it; a later ``[F]`` answers first, as on Apache)."""
+    lines = [f"# {_where(rule)}: the answer its new path brings (a bad %-escape: 400) "
+             "is given where the rules end",
+             f'if ({flag} ~ "^{ones}1") {{ set $confmig_bad ""; }}']
+    # ($confmig_qmark…: the flag, then what was copied, set by _qmark_checks)
+    if qmark.pattern_captures():
+        lines.append(f'if ($confmig_qmark ~ "^{ones}1:{CAPTURE_DECODED_AGAIN}") '
+                     "{ set $confmig_bad 403; }")
+    if qmark.captures:
+        lines.append(f'if ($confmig_qmark ~ "^{ones}1:{CAPTURE_BAD_ESCAPE}") '
+                     "{ set $confmig_bad 400; }")
+    if qmark.values:
+        lines.append(f'if ($confmig_qmarkv ~ "^{ones}1:{VALUE_BAD_ESCAPE}") '
+                     "{ set $confmig_bad 400; }")
+    return lines
+
+
+#: Where the rules end without a rewrite of their own (the last line, a ``- [L]``): the
+#: answer a rewrite before left (:func:`_pending_escape`).
+BAD_ESCAPE_END = ['if ($confmig_bad = 400) { return 400; }',
+                  'if ($confmig_bad = 403) { return 403; }']
+
+
+def _bad_escape_end(out: RewriteOut, flag: str = "", ones: str = "") -> list[str]:
+    """The answer of :func:`_pending_escape` where the rules end: after the last rule, or
+    (with *flag*) before a ``- [L]`` whose *flag* equals *ones*."""
+    if not out.pending_escape:
+        return []
+    if not flag:
+        return ["# the rules end: the answer the last rewrite's path brings", *BAD_ESCAPE_END]
+    return [f'set $confmig_bx "${{{flag[1:]}}}:$confmig_bad";',
+            f'if ($confmig_bx = "{ones}:400") {{ return 400; }}',
+            f'if ($confmig_bx = "{ones}:403") {{ return 403; }}']
 
 
 def _target_var(plan: RewritePlan, rule: RewriteRule, number: str, saved: dict[int, str],
