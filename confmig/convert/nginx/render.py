@@ -634,8 +634,7 @@ class Renderer:
         rules ([C], [S], [N]).  The regex may match more URLs than the pattern (the rule is
         then in force there, as everywhere before)."""
         rw = settings.rewrite
-        if rw is None or self.php is not None or not (settings.follow_symlinks
-                                                      or settings.symlinks_if_owner):
+        if rw is None or not (settings.follow_symlinks or settings.symlinks_if_owner):
             return None
         rules = rw.rules
         if any(r.chain or r.skip or r.next or r.end or r.passthrough or r.proxy
