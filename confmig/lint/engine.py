@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -282,6 +283,9 @@ def lint_paths(
                                on_directory, follow_symlinks)
         finally:
             forget_messages()
+            parsed = sys.modules.get("confmig.model.rewrite.parse")
+            if parsed is not None:  # (imported only when a file had a mod_rewrite directive)
+                parsed.forget_parsed()  # the rules the lint and SEC002's model shared
 
 
 def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Path | None,

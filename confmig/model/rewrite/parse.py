@@ -21,6 +21,8 @@ config: httpd refuses to start; ``.htaccess``: every request below it gets a 500
 
 from __future__ import annotations
 
+import operator
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +47,11 @@ __all__ = [
 ]
 
 _SPACE = " \t\n\v\f\r"
+# parseargline's split of a line without quotes or backslashes: its first three words (a
+# fixed pattern of confmig's own; what it matches is what the loop below finds, see the
+# test that holds the two equal).
+_S, _W = "[ \\t\\n\\v\\f\\r]", "[^ \\t\\n\\v\\f\\r]+"
+_PLAIN_ARGS = re.compile(f"{_S}*({_W})(?:{_S}+({_W})(?:{_S}+({_W}))?)?")
 
 OPTION_NAMES: dict[str, str] = {
     "inherit": "Inherit", "inheritbefore": "InheritBefore", "inheritdown": "InheritDown",
@@ -92,8 +99,19 @@ class RewriteConfig:
         *directory* is the per-dir context's path (a trailing ``/`` is added as Apache does);
         *server_root* resolves relative ``RewriteMap`` file paths.
         """
-        config = cls(context=context, directory=_with_slash(directory))
-        _Parser(config, server_root).run(directives)
+        directory = _with_slash(directory)
+        rewrite = [d for d in directives if isinstance(d, Directive)
+                   and d.lname.startswith("rewrite")]
+        config = cls(context=context, directory=directory)
+        if not rewrite:
+            return config
+        key = (context, directory, server_root, len(rewrite), id(rewrite[0]), id(rewrite[-1]))
+        last = _last_parsed.get(key)
+        if last is not None and all(map(operator.is_, last[0], rewrite)):
+            return last[1]
+        _Parser(config, server_root).run(rewrite)
+        _last_parsed.clear()
+        _last_parsed[key] = (rewrite, config)
         return config
 
     @property
@@ -102,6 +120,20 @@ class RewriteConfig:
 
     def has_option(self, name: str) -> bool:
         return name in self.options
+
+
+# The last directives parsed and their config (one entry).  The lint's scope and the request
+# model (SEC002) parse the same directives of a file, each for itself: the second asks here
+# and gets the same rules (issue 10: a 1 MB file of RewriteRules was parsed and its patterns
+# compiled twice).  Keyed by the directives themselves (their identity, which the entry
+# keeps alive), the context and the directory; a RewriteConfig and its rules are only read
+# once parsed (the engine's merge makes new ones).
+_last_parsed: dict[tuple[object, ...], tuple[list[Directive], RewriteConfig]] = {}
+
+
+def forget_parsed() -> None:
+    """Let go of the last parsed config (the end of a lint: its rules do not outlive it)."""
+    _last_parsed.clear()
 
 
 def _with_slash(path: str | None) -> str | None:
@@ -367,6 +399,19 @@ def parse_arg_line(text: str) -> tuple[str, str, str | None] | None:
 
     Returns None for "bad argument line" (fewer than two arguments).
     """
+    n = len(text)
+    if '"' not in text and "'" not in text and "\\" not in text:
+        # The common line: words between white space (no quote, no escaped space), split by
+        # one fixed pattern rather than a character at a time (a lint splits every line).
+        m = _PLAIN_ARGS.match(text)
+        if m is None or (m.end(1) >= n and m.group(2) is None):
+            return None
+        return m.group(1), m.group(2) or "", m.group(3)
+    return _scan_arg_line(text)
+
+
+def _scan_arg_line(text: str) -> tuple[str, str, str | None] | None:
+    """:func:`parse_arg_line` a character at a time, as ``parseargline`` does it."""
     n = len(text)
     i = 0
     while i < n and text[i] in _SPACE:

@@ -106,6 +106,12 @@ class Regex:
             for name, number in pattern.groupindex.items()))
         self.search: Callable[[str], Captures | None]  # made by __getattr__ on first use
 
+    @property
+    def captures(self) -> int:
+        """The highest ``$N``/``%N`` a match of this pattern gives a value: its capturing
+        groups as compiled, at most 9 (``ap_regexec`` fills ``MAX_REG_MATCH`` slots)."""
+        return self._groups - 1
+
     def __getattr__(self, name: str) -> Callable[[str], Captures | None]:
         """Called only for an attribute that is not set: ``search`` before its first use."""
         if name != "search":

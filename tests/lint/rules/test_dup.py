@@ -51,6 +51,23 @@ def test_dup001_directory_url_is_normalised_without_rewritebase(tmp_path: Path) 
     assert len(tree_findings(tmp_path, "DUP001")) == 2
 
 
+def test_dup001_blocks_whose_hashes_collide_are_told_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DUP001 groups blocks by a hash of their lines (issue 10: not a string per line);
+    with every hash equal, equal blocks are still grouped and different ones not."""
+    from confmig.lint.rules.dup import dup001_repeated_rewrite_block as dup001
+
+    monkeypatch.setattr(dup001, "key_hash", lambda *block: 7)
+    other = BLOCK.replace("index.php", "other.php")
+    write(tmp_path, {"a/.htaccess": BLOCK, "b/.htaccess": other, "c/.htaccess": BLOCK,
+                     "d/.htaccess": other, "e/.htaccess": BLOCK + "RewriteRule ^x - [F]\n"})
+    found = tree_findings(tmp_path, "DUP001")
+    named = {Path(f.file).parent.name: f.message for f in found}
+    assert sorted(named) == ["a", "b", "c", "d"]
+    assert "c/.htaccess" in named["a"] and "b/.htaccess" not in named["a"]
+    assert "d/.htaccess" in named["b"] and "a/.htaccess" not in named["b"]
+
+
 def test_dup001_needs_a_rule_and_two_copies() -> None:
     text = ("<Directory /a>\n RewriteEngine On\n</Directory>\n"
             "<Directory /b>\n RewriteEngine On\n</Directory>\n")

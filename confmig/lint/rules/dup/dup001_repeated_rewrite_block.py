@@ -10,7 +10,14 @@ from dataclasses import dataclass
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, Line, block_key, block_lines, key_of
+from confmig.lint.rules.dup.blocks import (
+    BLOCK_DIRECTIVES,
+    Line,
+    block_key,
+    block_lines,
+    key_hash,
+    same_key,
+)
 from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
@@ -93,20 +100,31 @@ class RepeatedRewriteBlock(Rule):
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         docroot = os.path.realpath(ctx.docroot) if ctx.docroot is not None else None
-        groups: dict[tuple[str, ...], list[tuple[AccessEntry, _Summary]]] = defaultdict(list)
+        # Blocks by the hash of their key (not the key: a string per line), blocks with one
+        # hash told apart line by line; the groups in the order their first block came.
+        by_hash: dict[int, list[list[tuple[AccessEntry, _Summary, str | None]]]] = {}
+        groups: list[list[tuple[AccessEntry, _Summary, str | None]]] = []
         for entry in ctx.access:
             summary = ctx.summary(self, entry)
             if not isinstance(summary, _Summary):
                 continue
-            key = key_of(summary.base, summary.lines, _url_prefix(entry, docroot))
-            groups[key].append((entry, summary))
-        for members in groups.values():
+            prefix = _url_prefix(entry, docroot)
+            block = (summary.base, summary.lines, prefix)
+            same_hash = by_hash.setdefault(key_hash(*block), [])
+            group = next((g for g in same_hash
+                          if same_key((g[0][1].base, g[0][1].lines, g[0][2]), block)), None)
+            if group is None:
+                group = []
+                same_hash.append(group)
+                groups.append(group)
+            group.append((entry, summary, prefix))
+        for members in groups:
             if len(members) < 2:
                 continue
             # Only the first few other paths are named: build that short list per member
             # (not the whole list, which would be quadratic in a tree of copies).
-            head = [o.path for o, _ in members[:SHOW + 1]]
-            for entry, summary in members:
+            head = [o.path for o, _, _ in members[:SHOW + 1]]
+            for entry, summary, _ in members:
                 shown = [path for path in head if path != entry.path][:SHOW]
                 more = len(members) - 1 - len(shown)
                 names = ", ".join(shown) + (f" and {more} more" if more else "")

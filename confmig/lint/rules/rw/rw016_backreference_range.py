@@ -7,16 +7,17 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.refs import group_count, scan
+from confmig.lint.rules.rw.refs import scan
 from confmig.model.rewrite.parse import Condition, RewriteRule
 
 
-def rule_groups(rule: RewriteRule) -> int | None:
+def rule_groups(rule: RewriteRule) -> int:
     """The highest ``$N`` with a value: -1 when the pattern is negated (nothing is captured,
-    not even ``$0``), None when it does not compile (RW001's business)."""
+    not even ``$0``).  The count is the parsed rule's own compiled pattern's (a rule whose
+    pattern does not compile is not parsed: RW001's business), not a second compile."""
     if rule.negate:
         return -1
-    return group_count(rule.pattern, rule.nocase)
+    return rule.regex.captures
 
 
 def cond_groups(conditions: list[Condition]) -> tuple[int, str]:
@@ -29,7 +30,7 @@ def cond_groups(conditions: list[Condition]) -> tuple[int, str]:
     positive = [c for c in conditions if c.kind == "regex" and not c.negate]
     if not positive:
         return -1, "no RewriteCond captures anything"
-    counts = [group_count(c.pattern, c.nocase) or 0 for c in positive]
+    counts = [c.regex.captures if c.regex is not None else 0 for c in positive]
     if any(c.ornext for c in conditions):
         return max(counts), "the RewriteCond patterns"
     last = positive[-1]
@@ -75,7 +76,7 @@ class BackReferenceOutOfRange(Rule):
                 token = ("$" if ref.kind == "rule" else "%") + ref.name
                 if token in reported:
                     continue
-                if ref.kind == "rule" and groups is not None and n > groups:
+                if ref.kind == "rule" and n > groups:
                     reported.add(token)
                     why = ("the pattern is negated, so nothing is captured" if groups < 0
                            else f"the RewriteRule pattern has {groups} group(s)")
