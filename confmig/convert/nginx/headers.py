@@ -111,6 +111,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     by_type: list[tuple[bool, str, str, str, bool, Source]] = []
     by_env: list[tuple[bool, str, str, EnvCondition, Source]] = []
     lines_before: list[str] = []
+    unset_etag: Source | None = None  # a Header unset ETag (nginx's own ETag: etag off)
     expires = settings.expires is not None
     for header in settings.headers:
         entry = header.entry
@@ -157,7 +158,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         value = header.value or ""
         existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
         if entry.action == "unset" and low == "etag" and not existing:
-            lines_before.append("etag off;  # " + str(header.source) + " Header unset ETag")
+            unset_etag = unset_etag or header.source
             continue
         if entry.action == "unset" and low == "cache-control" and not expires:
             continue  # nothing here sends one (nginx sends it only for `expires`)
@@ -222,7 +223,19 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     if lines:
         lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                         "through a map)")
-    return lines_before + lines
+    return _etag_lines(settings, unset_etag) + lines_before + lines
+
+
+def _etag_lines(settings: Settings, unset: Source | None) -> list[str]:
+    """nginx's ``etag``: off where Apache sends no ETag for a file (``FileETag None``, or
+    a ``Header unset ETag``), on again where a ``FileETag`` naming components is in force
+    (a location below one with ``etag off`` would inherit it)."""
+    why = [f"{unset} Header unset ETag"] if unset is not None else []
+    if settings.etag_source is not None:
+        why.append(f"{settings.etag_source} FileETag{'' if settings.etag else ' None'}")
+    if not why:
+        return []
+    return [f"etag {'on' if settings.etag and unset is None else 'off'};  # {', '.join(why)}"]
 
 
 #: A literal ``$`` for a value nginx reads variables in (``geo`` values are plain text).

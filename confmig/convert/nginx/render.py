@@ -216,8 +216,9 @@ class Renderer:
 
     def render(self) -> NginxOutput:
         for note in self.plan.notes:
-            if note.handler:
-                continue  # handler_notes() says what of the handlers is not run
+            if note.handler or note.carried:
+                continue  # handler_notes() says what of the handlers is not run; the
+                # settings carry the line (FileETag: headers.py's etag)
             self.notes.append(EmitNote(note.source, note.directive, note.reason, note.scope,
                                        note.changes_behaviour, note.fields, answer=note.answer))
         locations = []
@@ -299,7 +300,8 @@ class Renderer:
                                    self._files_matches(scope))
         main = out[-1]
         seen: set[str] = set()
-        notes = [n for n in self.plan.notes if n.scope == scope.directory and not n.handler]
+        notes = [n for n in self.plan.notes if n.scope == scope.directory and not n.handler
+                 and not n.carried]
         for note in [*notes, *self.notes[before:]]:
             text = (f"{'untranslatable' if note.changes_behaviour else 'note'}: "
                     f"{note.source} {note.directive}: {note.reason}")

@@ -95,6 +95,13 @@ EXPRESSED = frozenset({
 #: FilesScope.sets_handler); still a note, marked ``handler``, for an emitter that does not
 #: run them (one that does announces what it leaves out itself).
 HANDLER_DIRECTIVES = frozenset({"sethandler", "addhandler", "removehandler"})
+#: mod_autoindex's directives: they change only a listing's page.
+LISTING_ONLY = frozenset({
+    "indexignore", "indexignorereset", "indexoptions", "indexorderdefault", "indexstylesheet",
+    "indexheadinsert", "headername", "readmename", "adddescription", "addicon",
+    "addiconbytype", "addiconbyencoding", "addalt", "addaltbytype", "addaltbyencoding",
+    "defaulticon",
+})
 #: Directives that change nothing a request's answer is compared on: Apache's own error
 #: pages' signature line.  Carried as information, not as an untranslatable construct.
 COSMETIC = frozenset({"serversignature"})
@@ -174,7 +181,24 @@ def _plan_server(workspace: Workspace, site: Site, server: VirtualServer,
     for directory in directories:
         plan.scopes.append(_scope(site, server, document_root, directory, plan.notes,
                                   set(directories)))
+    plan.notes[:] = [_unlisted(note, plan) for note in plan.notes]
     return plan
+
+
+def _unlisted(note: PlanNote, plan: SitePlan) -> PlanNote:
+    """A mod_autoindex directive where nothing at or below its directory is listed changes
+    nothing (mod_autoindex only makes listings): a note that changes no behaviour."""
+    if note.directive.lower() not in LISTING_ONLY or not note.changes_behaviour:
+        return note
+    below = note.scope.rstrip("/") + "/"
+    for scope in plan.scopes:
+        if (scope.directory == note.scope or scope.directory.startswith(below)) and (
+                scope.settings.indexes or any(f.settings.indexes for f in scope.files)):
+            return replace(note, reason=f"changes mod_autoindex's listings, and "
+                                        f"{scope.url} has them (Options Indexes): a "
+                                        "target's listing would show what it hides")
+    return replace(note, reason="only changes mod_autoindex's listings, and nothing here "
+                                "is listed (left out)", changes_behaviour=False, fields=None)
 
 
 def _server_for(site: Site, document_root: str) -> VirtualServer:
@@ -282,6 +306,7 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
     deflate = _deflate(site, sections)
     if deflate is not None:
         settings = replace(settings, deflate_types=deflate[0], deflate_source=deflate[1])
+    settings = _with_file_etag(settings, sections)
     if settings.indexes:
         settings = _without_blocked_listing(site, server, directory, settings, notes)
     if settings.charset_types and not settings.force_type:
@@ -295,7 +320,8 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
         merged = site.merged([*sections, files])
         scope.files.append(FilesScope(
             files.label, _basename_regex(files), Source(files.file, files.line),
-            _settings(site, server, merged, url, document_root, directory, notes),
+            _with_file_etag(_settings(site, server, merged, url, document_root, directory,
+                                      notes), [*sections, files]),
             all(d.lname in ACCESS_DIRECTIVES for d in files.directives),
             any(d.lname == "sethandler" for d in files.directives),
             bool(file_walk([files], directory + "/"))))
@@ -383,6 +409,24 @@ def _deflate(site: Site, sections: Sequence[ConfigSection]
             types = [t.lower() for d in lines for t in d.args[1:]]
             found = (tuple(dict.fromkeys(types)), _source(lines[0]))
     return found
+
+
+def _with_file_etag(settings: Settings, sections: Sequence[ConfigSection]) -> Settings:
+    """*settings* with the ``FileETag`` in force: core's merge takes a later section's
+    absolute line whole (``None`` alone, or components: a file gets an ETag); an
+    incremental ``+X``/``-X`` line adds to what is inherited and leaves ``None`` as it is
+    (``ETAG_NONE`` stays set) — such a line is announced (:data:`UNEXPRESSED_FIELDS`)."""
+    for section in sections:
+        for d in section.directives:
+            if d.lname == "fileetag" and d.args and _absolute_file_etag(d):
+                settings = replace(settings, etag=[a.lower() for a in d.args] != ["none"],
+                                   etag_source=_source(d))
+    return settings
+
+
+def _absolute_file_etag(node: Directive) -> bool:
+    """A ``FileETag`` line that names what it sends, none of its words ``+X``/``-X``."""
+    return all(not a.startswith(("+", "-")) for a in node.args)
 
 
 def _type_of(site: Site, server: VirtualServer, mime: MimeDir | None,
@@ -862,6 +906,10 @@ def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNot
                     continue  # Apache's own file handler: the file is sent as it is
                 notes.append(PlanNote(_source(node), node.name, "a handler: the plan carries "
                                       "it, a target may not run it", directory, handler=True))
+            elif node.lname == "fileetag" and node.args and _absolute_file_etag(node):
+                notes.append(PlanNote(_source(node), node.name, "whether a file gets an "
+                                      "ETag (Settings.etag): not expressed by this target",
+                                      directory, fields=frozenset({"etag"}), carried=True))
             elif node.lname in COSMETIC:
                 notes.append(PlanNote(_source(node), node.name, "only changes the server's "
                                       "own error pages (left out)", directory,

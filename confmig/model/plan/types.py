@@ -53,6 +53,9 @@ class PlanNote:
     fields: frozenset[str] | None = None
     #: the status a target answers instead (a denial's 403) — confmig.convert.result.Note
     answer: int = 0
+    #: the settings carry the line exactly (``FileETag``: Settings.etag): an emitter that
+    #: expresses them drops this note, one that does not announces it as it stands
+    carried: bool = False
 
 
 @dataclass(frozen=True)
@@ -209,6 +212,10 @@ class Settings:
     deflate_types: tuple[str, ...] = ()
     deflate_source: Source | None = None
     expires: Expires | None = None
+    #: ``FileETag``: whether a file Apache sends gets an ETag (False: ``FileETag None`` in
+    #: force); ``etag_source`` the FileETag line that decides it (None: Apache's default)
+    etag: bool = True
+    etag_source: Source | None = None
 
 
 @dataclass(frozen=True)
