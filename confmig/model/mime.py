@@ -4,6 +4,7 @@ mod_negotiation's MultiViews for a path with nothing at it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from confmig.model.merge import OPT_MULTI, ExtInfo, MimeDir
@@ -86,19 +87,28 @@ def multiviews(ev: Evaluation, rnd: Round) -> None:
 
 def mime_type(ev: Evaluation, mime: MimeDir | None, filename: str) -> tuple[str | None, str | None]:
     """(content type with AddCharset's charset, handler) of *filename* under *mime*."""
-    name = filename.rsplit("/", 1)[-1]
+    mappings = mime.mappings if mime is not None and mime.mappings else {}
+    return find_ct(filename.rsplit("/", 1)[-1], ev.site.types, mappings)
+
+
+def find_ct(name: str, types: Mapping[str, str], mappings: Mapping[str, ExtInfo]
+            ) -> tuple[str | None, str | None]:
+    """mod_mime's ``find_ct`` for a file *name*: (content type with AddCharset's charset,
+    handler).  Every extension after the base name counts, left to right: *types*
+    (TypesConfig) gives one unless *mappings* (AddType, AddCharset, AddHandler…) does, and the
+    last extension with a type wins — ``x.sql.php`` is ``application/sql`` where ``.php`` has
+    no type."""
     stripped = name.lstrip(".")
     dot = stripped.find(".")
     exts = stripped[dot + 1:].split(".") if dot >= 0 else []
     ctype = charset = handler = None
-    mappings = mime.mappings if mime is not None and mime.mappings else {}
     for ext in exts:
         if not ext:
             continue
         low = ext.lower()
         info = mappings.get(low)
         if info is None or info.type is None:
-            found = ev.site.types.get(low)
+            found = types.get(low)
             if found is not None:
                 ctype = found
         if info is not None:

@@ -116,3 +116,35 @@ def test_the_standard_bench_tree_verifies_for_nginx(tmp_path: Path, apache_binar
         target.stop()
         baseline.stop()
         shutil.rmtree(tree.docroot, ignore_errors=True)
+
+
+def test_a_type_from_an_earlier_extension_is_announced(site: object, apache_binary: object,
+                                                       nginx_binary: object) -> None:
+    """mod_mime reads every extension, the last with a type winning: ``x.sql.php`` is
+    ``.sql``'s type where ``.php`` has none (no PHP handler without ``--php-fpm``), and
+    ``r.txt.zzz`` ``text/plain``; nginx types a file by its last extension only.  Each such
+    file is announced with the type Apache sends (before, verify found them unannounced);
+    ``a.min.js`` and ``t.tar.gz``, whose last extension decides on both, are not."""
+    root = site({"x.sql.php": "s\n", "r.txt.zzz": "r\n",  # type: ignore[operator]
+                 "a.min.js": "1;\n", "t.tar.gz": "t\n", "sub/y.sql.php": "y\n"})
+    result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
+    assert result.exit_code == 1, result.stderr
+    announced = [line for line in result.stderr.splitlines() if "every extension" in line]
+    assert len(announced) == 3, result.stderr
+    with both(root) as pair:
+        for path in ("/x.sql.php", "/r.txt.zzz", "/sub/y.sql.php"):
+            a, b = pair.ask(path)
+            assert a.status == b.status == 200, path
+            assert a.headers.get("Content-Type") != b.headers.get("Content-Type"), path
+            line = next(n for n in announced if n.split(":")[1].endswith(path))
+            assert f"Apache sends {a.headers.get('Content-Type')} " in line, line
+        for path in ("/a.min.js", "/t.tar.gz"):
+            a, b = pair.ask(path)
+            assert a.headers.get("Content-Type") == b.headers.get("Content-Type"), path
+    report = verify(VerifyRequest(target="nginx", docroot=root))
+    assert report.exit_code == 0, report.summary()
+    assert {r.probe.path for r in report.differing if not r.announced} == set()
+    php = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root),
+                                   "--php-fpm", "127.0.0.1:9000"])
+    assert "x.sql.php" not in php.stderr, php.stderr  # a script: its type is PHP's
+    assert "r.txt.zzz" in php.stderr

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 from confmig.convert.nginx.rewrite import q
+from confmig.model.merge import ExtInfo
+from confmig.model.mime import find_ct
 from confmig.model.plan import Settings, SitePlan, Source
 
 NGINX_MIME_TYPES = "/etc/nginx/mime.types"
@@ -36,12 +38,15 @@ def read_nginx_types(path: str) -> dict[str, str]:
 class TypeTable:
     """What the server level gives each extension, and the site's own extensions."""
 
-    def __init__(self, plan: SitePlan, mime_types: str, notes: list[tuple[Source, str, str]]
-                 ) -> None:
+    def __init__(self, plan: SitePlan, mime_types: str, notes: list[tuple[Source, str, str]],
+                 php_scripts: bool = False) -> None:
         self.plan = plan
         self.nginx_types = read_nginx_types(mime_types)
         self.tree_exts: set[str] = set()  # the last extensions of the site's files
+        #: the site's files with more than one extension (directory, name)
+        self.multi_ext_files: list[tuple[str, str]] = []
         self.overrides = self._overrides(notes)
+        self._note_multi_ext(notes, php_scripts)
 
     def block(self, extra: list[tuple[str, str]]) -> list[str]:
         """A complete ``types { }``: nginx's mime.types with Apache's differences and
@@ -83,6 +88,8 @@ class TypeTable:
                     continue
                 ext = name.rsplit(".", 1)[1].lower()
                 self.tree_exts.add(ext)
+                if "." in name.lstrip(".").split(".", 1)[1]:
+                    self.multi_ext_files.append((current, name))
                 wanted = apache.get(ext)
                 if wanted is None:
                     if ext in nginx_types:
@@ -93,6 +100,31 @@ class TypeTable:
                 if nginx_types.get(ext) != wanted:
                     out[ext] = wanted
         return out
+
+    def _note_multi_ext(self, notes: list[tuple[Source, str, str]], php_scripts: bool) -> None:
+        """Announce the files whose Content-Type Apache takes from an extension before the
+        last one (``x.sql.php``: ``.sql``'s type, ``.php`` having none): mod_mime reads every
+        extension (the model's :func:`find_ct`), nginx's ``types`` only the last.  With
+        *php_scripts* (``--php-fpm``) a ``.php`` file is a script: its type is PHP's."""
+        for directory, name in self.multi_ext_files:
+            if php_scripts and name.lower().endswith(".php"):
+                continue
+            scope = self.plan.scope_for(directory)
+            settings = scope.settings if scope is not None else None
+            if settings is not None and settings.force_type:
+                continue
+            mappings = {ext.lower().lstrip("."): ExtInfo(type=mime)
+                        for ext, mime in (settings.types if settings else ())}
+            apache = find_ct(name, self.plan.types_config, mappings)[0]
+            last = name.rsplit(".", 1)[1].lower()
+            nginx = dict(mappings).get(last)
+            nginx_type = nginx.type if nginx is not None else self.server_type(last)
+            if _base_type(apache) != _base_type(nginx_type):
+                notes.append((Source(os.path.join(directory, name), 0),
+                              f"Apache sends {apache or 'no Content-Type'} for {name} (every "
+                              "extension counts, the last with a type wins); nginx types a "
+                              f"file by its last extension only ({nginx_type or 'none'})",
+                              directory))
 
     def sent_types(self, settings: Settings) -> list[str]:
         """The Content-Types a location with *settings* sends for the site's files (their
@@ -123,3 +155,8 @@ class TypeTable:
         if settings.force_type:
             return []  # ForceType replaces the type, AddCharset's charset with it
         return list(settings.charset_types)
+
+
+def _base_type(ctype: str | None) -> str:
+    """A Content-Type without its parameters (a charset is compared where it is set)."""
+    return (ctype or "").split(";", 1)[0].strip().lower()

@@ -189,7 +189,8 @@ class Renderer:
         self.amp_args = False
         self.uses_charset = False
         type_notes: list[tuple[Source, str, str]] = []
-        self.types = TypeTable(plan, options.mime_types, type_notes)
+        self.types = TypeTable(plan, options.mime_types, type_notes,
+                               php_scripts=options.php_fpm is not None)
         for source, reason, scope in type_notes:
             self.notes.append(EmitNote(source, "TypesConfig", reason, scope,
                                        fields=frozenset({"content-type"})))
