@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 import pcre2
@@ -14,7 +15,7 @@ from confmig.model.expr import ExprError
 from confmig.model.expr.nodes import Match, Variable
 from confmig.model.expr.parse import parse_condition
 from confmig.model.merge import error_document_kind
-from confmig.model.plan import ANSWER_FIELDS, EnvCondition, Settings, Source
+from confmig.model.plan import ANSWER_FIELDS, EnvCondition, PlanNote, Settings, Source
 
 
 def _condition_fields(action: str, name: str) -> frozenset[str] | None:
@@ -236,6 +237,18 @@ def _etag_lines(settings: Settings, unset: Source | None) -> list[str]:
     if not why:
         return []
     return [f"etag {'on' if settings.etag and unset is None else 'off'};  # {', '.join(why)}"]
+
+
+def request_header_note(note: PlanNote, runs_scripts: bool) -> PlanNote:
+    """The plan's note for a ``RequestHeader`` only a script reads (its fields: the body),
+    where nginx runs no script (no ``--php-fpm``; the site's PHP note says scripts are sent
+    as they are): it changes nothing nginx answers."""
+    if runs_scripts or note.directive.lower() != "requestheader" \
+            or note.fields != frozenset({"body"}) or not note.changes_behaviour:
+        return note
+    return replace(note, reason="only a script sees the header it edits (mod_headers runs "
+                                "after the server has read the request): nginx runs none "
+                                "here without --php-fpm (left out)", changes_behaviour=False)
 
 
 #: A literal ``$`` for a value nginx reads variables in (``geo`` values are plain text).
