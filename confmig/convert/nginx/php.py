@@ -161,7 +161,8 @@ def handler_notes(settings: Settings, php_fpm: bool, files: FilesScope | None,
     # section's PHP handler still wins over a directory's), and a directory without an index
     # file is its 404 (render: the last `index` leads to a 404 location) — but it also
     # turns FallbackResource off
-    exact = handler == "default-handler" and not settings.fallback
+    # (a name no module provides is the default handler's too: settings.handler_unknown)
+    exact = (handler == "default-handler" or settings.handler_unknown) and not settings.fallback
     if handler is not None and not exact:
         if not php_fpm or not is_php_handler(handler):
             out.append(("SetHandler", f"{handler}: not translated"))

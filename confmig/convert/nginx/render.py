@@ -1101,7 +1101,8 @@ def _directory_404(settings: Settings) -> bool:
     """A directory without an index file is Apache's 404, not a listing or a 403: the
     handler in force is the default handler, which mod_autoindex does not take (the
     model's :func:`~confmig.model.handler.autoindex_handles`)."""
-    return settings.handler == "default-handler" and not autoindex_handles(settings.handler)
+    return (settings.handler == "default-handler" or settings.handler_unknown) \
+        and not autoindex_handles(settings.handler)
 
 
 def _answers(line: str) -> bool:

@@ -382,12 +382,31 @@ def _settings(site: Site, server: VirtualServer, config: DirConfig, url: str,
         headers=_headers(config, server),
         force_type=core.mime_type if core.mime_type != "none" else None,
         handler=core.handler if core.handler != "none" else None,
+        handler_unknown=_unknown_handler(site, core.handler),
         default_charset=charset[1] if charset is not None and charset[0] else None,
         types=tuple(sorted(types.items())), charsets=tuple(sorted(charsets.items())),
         charset_types=_charset_types(site, server, mime, charsets),
         handlers=tuple(sorted(handlers.items())),
         expires=_expires(config),
     )
+
+
+#: What the handler names of Apache's modules (and of mod_php, mod_wsgi, mod_perl…) hold:
+#: a name with one of these is taken for a module's, whatever the modules loaded.
+MODULE_HANDLER_WORDS = ("php", "cgi", "script", "proxy", "fcgi", "wsgi", "lua", "perl",
+                        "python", "status", "info", "manager", "map", "parsed", "as-is",
+                        "dav", "isapi", "reflector", "example", "redirect", "/", ":")
+
+
+def _unknown_handler(site: Site, handler: str | None) -> bool:
+    """A SetHandler name no module provides, which Apache's core leaves to its default
+    handler (``ap_invoke_handler``: every module declines, the default handler serves the
+    file).  Not where mod_actions is loaded (an ``Action`` makes any name a handler)."""
+    if not handler or handler in ("none", "default-handler"):
+        return False
+    low = handler.lower()
+    return not any(word in low for word in MODULE_HANDLER_WORDS) \
+        and not site.state.modules.has_module("mod_actions")
 
 
 def _deflate(site: Site, sections: Sequence[ConfigSection]

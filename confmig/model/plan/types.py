@@ -216,6 +216,11 @@ class Settings:
     #: force); ``etag_source`` the FileETag line that decides it (None: Apache's default)
     etag: bool = True
     etag_source: Source | None = None
+    #: ``handler`` is a name no loaded module provides (Drupal's
+    #: ``Drupal_Security_Do_Not_Remove_See_SA_2006_006``): Apache's default handler answers,
+    #: as for ``SetHandler default-handler`` — the file as it is, a directory without an
+    #: index file 404 (the model's :mod:`confmig.model.handler`; checked on real Apache)
+    handler_unknown: bool = False
 
 
 @dataclass(frozen=True)
