@@ -150,3 +150,16 @@ def test_wildcards_and_names() -> None:
     a = ConfigSection("files", "<Files a>", "x", 1, match="a")
     b = ConfigSection("files", "<Files b>", "x", 1, match="b")
     assert not _may_overlap(a, b) and _may_overlap(a, a)
+
+
+def test_too_many_pairs_deny_rather_than_compare(site: object) -> None:
+    """Pairs are compared up to a bound (each comparison merges a configuration); past it,
+    the sections a later access-setting one follows are denied and announced once."""
+    text = "".join(f'<Files a{i}>\nRequire all denied\n</Files>\n'
+                   f'<FilesMatch "x{i}$">\nRequire all granted\n</FilesMatch>\n'
+                   for i in range(1100))
+    root = site({".htaccess": text, "a1": "a\n"})  # type: ignore[operator]
+    result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
+    assert result.exit_code == 1
+    assert "more than 2000 pairs of <Files> sections" in result.stderr
+    assert result.stderr.count("may both match") == 0

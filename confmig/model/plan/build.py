@@ -10,6 +10,7 @@ module only reads the merged per-module configurations and names their sources.
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import os
 import re
@@ -347,18 +348,22 @@ def _deny_overlapped_files(site: Site, server: VirtualServer, sections: list[Con
     later plain denial needs nothing: the emitters test the denials before a section's own
     settings (``tests/nginx/test_files_denial_candidates.py``)."""
     directory = scope.directory
+    setters = [k for k, section in enumerate(files) if _sets_access(section)]
     pairs = 0
     for i, first in enumerate(files):
-        later = [f for f in files[i + 1:] if _sets_access(f) and _may_overlap(first, f)]
-        if not later:
+        after = bisect.bisect_right(setters, i)
+        if after == len(setters):
             continue
+        if pairs + len(setters) - after > MAX_FILES_PAIRS:
+            _deny_unchecked(scope, files, i, directory, notes)
+            return
         own = scope.files[i].settings.access
         changed = None
-        for other in later:
+        for k in setters[after:]:
+            other = files[k]
             pairs += 1
-            if pairs > MAX_FILES_PAIRS:
-                changed = other
-                break
+            if not _may_overlap(first, other):
+                continue
             both = _settings(site, server, site.merged([*sections, first, other]), url,
                              document_root, directory, [])
             if (both.access.decision, both.access.status) == (own.decision, own.status):
@@ -384,6 +389,29 @@ def _deny_overlapped_files(site: Site, server: VirtualServer, sections: list[Con
         scope.files[i] = replace(scope.files[i], settings=replace(
             scope.files[i].settings, access=Access("denied", 403, source, why)))
         notes.append(PlanNote(source, first.label, why, directory, answer=403))
+
+
+def _deny_unchecked(scope: Scope, files: Sequence[ConfigSection], start: int, directory: str,
+                    notes: list[PlanNote]) -> None:
+    """Past :data:`MAX_FILES_PAIRS`: every section from *start* on that a later one setting
+    access follows is denied (403) unless it denies already, with one note for them all."""
+    last_setter = max((k for k, section in enumerate(files) if _sets_access(section)),
+                      default=-1)
+    denied = 0
+    for i in range(start, last_setter):
+        access = scope.files[i].settings.access
+        if (access.decision, access.status) != ("denied", 403):
+            source = Source(files[i].file, files[i].line)
+            scope.files[i] = replace(scope.files[i], settings=replace(
+                scope.files[i].settings, access=Access("denied", 403, source,
+                                                       "overlaps not compared (too many)")))
+            denied += 1
+    first = files[start]
+    notes.append(PlanNote(Source(first.file, first.line), first.label,
+                          f"more than {MAX_FILES_PAIRS} pairs of <Files> sections to compare "
+                          f"here: from this one on, {denied} section(s) that a later one setting "
+                          "access may overlap are denied (403), and a name a later one grants "
+                          "may be refused", directory, answer=403))
 
 
 def _sets_access(section: ConfigSection) -> bool:
