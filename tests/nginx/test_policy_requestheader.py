@@ -122,3 +122,39 @@ def test_with_php_fpm_it_stays_announced(site: object) -> None:
     assert code == 1
     assert [line for line in lines if line.startswith("untranslatable:")
             and "RequestHeader" in line], lines
+
+
+VARIABLES = {
+    # ownCloud: a variable only its PHP reads
+    "owncloud": "<IfModule mod_env.c>\n  SetEnv modHeadersAvailable true\n</IfModule>\n",
+    # h5bp's CORS images: the variable also feeds a Header env= (translated by a map)
+    "h5bp-cors": "<FilesMatch \"\\.(gif|png)$\">\n  SetEnvIf Origin \":\" IS_CORS\n"
+                 "  Header set Access-Control-Allow-Origin \"*\" env=IS_CORS\n"
+                 "</FilesMatch>\n",
+}
+
+
+@pytest.mark.parametrize("case", list(VARIABLES))
+def test_a_variable_only_scripts_read_changes_nothing_without_php(
+        case: str, site: object, apache_binary: object, nginx_binary: object) -> None:
+    files = {**FILES, "i.png": "png", ".htaccess": VARIABLES[case]}
+    root = site(files)  # type: ignore[operator]
+    code, lines = convert(root)
+    assert code == 0, lines
+    assert [line for line in lines if line.startswith("note:") and "SetEnv" in line], lines
+    with both(root) as pair:
+        for path in [*PATHS, "/i.png"]:
+            for headers in [{}, {"Origin": "http://a.example"}]:
+                a, b = pair.ask(path, headers)
+                assert a.status == b.status, (path, headers)
+                assert a.headers.get("Access-Control-Allow-Origin") == \
+                    b.headers.get("Access-Control-Allow-Origin"), (path, headers)
+    report = verify(VerifyRequest(target="nginx", docroot=root))
+    assert report.exit_code == 0 and not report.differing, report.summary()
+
+
+def test_a_variable_a_module_reads_stays_announced(site: object) -> None:
+    root = site({**FILES, ".htaccess": "SetEnvIf User-Agent Old no-gzip\n"})  # type: ignore[operator]
+    code, lines = convert(root)
+    assert code == 1
+    assert [line for line in lines if line.startswith("untranslatable:") and "SetEnvIf" in line]

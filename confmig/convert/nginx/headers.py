@@ -239,16 +239,27 @@ def _etag_lines(settings: Settings, unset: Source | None) -> list[str]:
     return [f"etag {'on' if settings.etag and unset is None else 'off'};  # {', '.join(why)}"]
 
 
-def request_header_note(note: PlanNote, runs_scripts: bool) -> PlanNote:
-    """The plan's note for a ``RequestHeader`` only a script reads (its fields: the body),
-    where nginx runs no script (no ``--php-fpm``; the site's PHP note says scripts are sent
-    as they are): it changes nothing nginx answers."""
-    if runs_scripts or note.directive.lower() != "requestheader" \
+#: Directives whose plan note may say that only a script sees what they do (fields: the
+#: body): a request header edited after the server read it, a variable no module reads.
+SCRIPT_ONLY_DIRECTIVES = frozenset({"requestheader", "setenv", "unsetenv", "passenv",
+                                    "setenvif", "setenvifnocase", "setenvifexpr",
+                                    "browsermatch", "browsermatchnocase"})
+
+
+def script_only_note(note: PlanNote, runs_scripts: bool) -> PlanNote:
+    """The plan's note for a ``RequestHeader`` or an environment variable only a script
+    reads (its fields: the body; a ``Header``/``Require``/rule reading the variable is
+    reported on its own), where nginx runs no script (no ``--php-fpm``; the site's PHP
+    note says scripts are sent as they are): it changes nothing nginx answers."""
+    low = note.directive.lower()
+    if runs_scripts or low not in SCRIPT_ONLY_DIRECTIVES \
             or note.fields != frozenset({"body"}) or not note.changes_behaviour:
         return note
-    return replace(note, reason="only a script sees the header it edits (mod_headers runs "
-                                "after the server has read the request): nginx runs none "
-                                "here without --php-fpm (left out)", changes_behaviour=False)
+    what = ("only a script sees the header it edits (mod_headers runs after the server has "
+            "read the request)" if low == "requestheader" else "the variable is for scripts "
+            "(a line of the configuration reading it is announced on its own)")
+    return replace(note, reason=f"{what}: nginx runs none here without --php-fpm (left out)",
+                   changes_behaviour=False)
 
 
 #: A literal ``$`` for a value nginx reads variables in (``geo`` values are plain text).

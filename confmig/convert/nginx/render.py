@@ -38,7 +38,7 @@ from confmig.convert.nginx.headers import (
     Note,
     expires_lines,
     header_lines,
-    request_header_note,
+    script_only_note,
 )
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
@@ -223,7 +223,7 @@ class Renderer:
             if note.handler or note.carried:
                 continue  # handler_notes() says what of the handlers is not run; the
                 # settings carry the line (FileETag: headers.py's etag)
-            note = request_header_note(note, self.php is not None)
+            note = script_only_note(note, self.php is not None)
             self.notes.append(EmitNote(note.source, note.directive, note.reason, note.scope,
                                        note.changes_behaviour, note.fields, answer=note.answer))
         locations = []
@@ -305,7 +305,7 @@ class Renderer:
                                    self._files_matches(scope))
         main = out[-1]
         seen: set[str] = set()
-        notes = [request_header_note(n, self.php is not None) for n in self.plan.notes
+        notes = [script_only_note(n, self.php is not None) for n in self.plan.notes
                  if n.scope == scope.directory and not n.handler and not n.carried]
         for note in [*notes, *self.notes[before:]]:
             text = (f"{'untranslatable' if note.changes_behaviour else 'note'}: "
