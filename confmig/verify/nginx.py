@@ -54,6 +54,7 @@ from confmig.verify.probes import Probe, ProbeSite
 from confmig.verify.targets import ApacheTarget
 
 if TYPE_CHECKING:
+    from confmig.convert.httpd import Env
     from confmig.verify.session import Setup, VerifyRequest
 
 APACHE_PAGES = ('<!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">',
@@ -192,8 +193,7 @@ def prepare(request: VerifyRequest) -> Setup:
     nginx = find_nginx(request.nginx)
     if request.config is not None:
         if request.docroot is not None:
-            raise ConvertError("--to nginx verifies a DOCROOT or a whole --config, not a "
-                               "DOCROOT inside a --config yet")
+            return _docroot_in_config_setup(request, apache, str(nginx.path))
         return _config_setup(request, apache, str(nginx.path))
     if request.docroot is None:
         raise ConvertError("give a DOCROOT")
@@ -286,14 +286,6 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     """Every <VirtualHost>: the user's configuration made runnable privately (as
     ``verify --to httpd --config`` does) against one nginx with a server per virtual host,
     all listening on the port the test nginx gets."""
-    from confmig.convert.httpd import (
-        available_modules,
-        config_env,
-        load_server_config,
-        original_text,
-    )
-    from confmig.convert.result import ConvertError
-    from confmig.verify.runconfig import runnable
     from confmig.verify.session import Setup
 
     assert request.config is not None
@@ -302,21 +294,7 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
     conversion = convert_config(request.config, NginxOptions(
         listen=f"{LOOPBACK}:{port}", php_fpm=php.address if php else None),
         request.defines, prelude=HARNESS_PRELUDE)
-    loaded = load_server_config(request.config, request.defines)
-    env = config_env(loaded)
-    try:
-        original_conf = runnable(original_text(request.config, request.defines),
-                                 str(loaded.state.server_root))
-    except ValueError as exc:
-        raise ConvertError(f"{request.config}: {exc}") from exc
-    modules = available_modules(apache, env.server_module_names())
-    if php is not None:
-        # after the configuration's own: the last <FilesMatch> setting the handler wins
-        original_conf += "\n" + php.apache_config()
-        modules += ["proxy", "proxy_fcgi"]
-    original: ServerUnderTest = ApacheTarget(
-        "original", server_config=original_conf, binary=apache, defines=request.defines,
-        modules=modules, env=dict(loaded.state.environ or {}))  # envvars, as read
+    original, env = _config_original(request, apache, php)
     servers = "".join(c.output.server for c in conversion.conversions)
     converted: ServerUnderTest = NginxTarget("converted", "", conversion.http + servers, None,
                                              binary=nginx, port=port)
@@ -332,6 +310,66 @@ def _config_setup(request: VerifyRequest, apache: ApacheBinary, nginx: str) -> S
         converted = WithPhpFpm(converted, php.fpm)
         probes += [p for site in sites for p in php_probes(site)]
     return Setup(conversion.result, original, converted, sites, compare=nginx_differences,
+                 probes=probes)
+
+
+def _config_original(request: VerifyRequest, apache: ApacheBinary,
+                     php: PhpSide | None) -> tuple[ServerUnderTest, Env]:
+    """The user's configuration made runnable privately (as ``verify --to httpd --config``
+    does: on loopback, its Listen lines rewritten), with --php-fpm's handler after its own,
+    and the environment it was read with."""
+    from confmig.convert.httpd import (
+        available_modules,
+        config_env,
+        load_server_config,
+        original_text,
+    )
+    from confmig.convert.result import ConvertError
+    from confmig.verify.runconfig import runnable
+
+    assert request.config is not None
+    loaded = load_server_config(request.config, request.defines)
+    env = config_env(loaded)
+    try:
+        original_conf = runnable(original_text(request.config, request.defines),
+                                 str(loaded.state.server_root))
+    except ValueError as exc:
+        raise ConvertError(f"{request.config}: {exc}") from exc
+    modules = available_modules(apache, env.server_module_names())
+    if php is not None:
+        # after the configuration's own: the last <FilesMatch> setting the handler wins
+        original_conf += "\n" + php.apache_config()
+        modules += ["proxy", "proxy_fcgi"]
+    original = ApacheTarget(
+        "original", server_config=original_conf, binary=apache, defines=request.defines,
+        modules=modules, env=dict(loaded.state.environ or {}))  # envvars, as read
+    return original, env
+
+
+def _docroot_in_config_setup(request: VerifyRequest, apache: ApacheBinary,
+                             nginx: str) -> Setup:
+    """DOCROOT as --config serves it: the user's whole configuration made runnable
+    privately (:func:`_config_original`) against nginx with ``convert --to nginx DOCROOT
+    --config``'s output, probed with the name of DOCROOT's virtual host."""
+    from confmig.verify.session import Setup
+
+    assert request.docroot is not None
+    docroot = request.docroot.resolve()
+    php = php_side([docroot]) if request.php_fpm else None
+    conversion = convert_docroot(docroot, request.config,
+                                 NginxOptions(php_fpm=php.address if php else None),
+                                 request.defines)
+    original, env = _config_original(request, apache, php)
+    plan = conversion.plan
+    converted: ServerUnderTest = NginxTarget(
+        "converted", conversion.output.body, conversion.output.http, docroot, binary=nginx)
+    site = ProbeSite(docroot, plan.document_root, plan.server_name, state=env.state)
+    probes = plan_probes(site, plan, request.logins)
+    if php is not None:
+        original = WithPhpFpm(original, php.fpm)
+        converted = WithPhpFpm(converted, php.fpm)
+        probes += php_probes(site)
+    return Setup(conversion.result, original, converted, [site], compare=nginx_differences,
                  probes=probes)
 
 

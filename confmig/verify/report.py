@@ -26,6 +26,9 @@ class ProbeResult:
     announced: bool
     #: the converted answer lets through what Apache refused (compare.wider): never excused
     wider: bool = False
+    #: announced, and a note (a warning naming its answer) was needed to excuse it, not the
+    #: untranslatable items alone
+    by_note: bool = False
 
     @property
     def label(self) -> str:
@@ -61,6 +64,11 @@ class VerifyReport:
         return [r for r in self.differing if r.announced]
 
     @property
+    def announced_by_note(self) -> list[ProbeResult]:
+        """Announced answers a note excused (the rest: an untranslatable item did)."""
+        return [r for r in self.announced if r.by_note]
+
+    @property
     def wider(self) -> list[ProbeResult]:
         """Answers wider than Apache's (counted among the unexpected ones too)."""
         return [r for r in self.differing if r.wider]
@@ -82,7 +90,7 @@ class VerifyReport:
         parts = [f"{verdict}: {self.sent} requests to both servers in {self.elapsed:.1f}s",
                  f"{len(self.unannounced)} unexpected difference(s)"
                  + (f" ({len(self.wider)} wider than Apache)" if self.wider else ""),
-                 f"{len(self.announced)} announced by convert as untranslatable"]
+                 self._announced_text()]
         if self.errored:
             parts.append(f"{self.errored} neither server answered ({self.first_error})")
         if self.truncated:
@@ -93,6 +101,11 @@ class VerifyReport:
             parts.append(f"stopped by --timeout after {self.sent} of {self.planned}")
         seen = ", ".join(f"{code}×{n}" for code, n in sorted(self.statuses.items()))
         return "; ".join(parts) + (f" (original answered {seen})" if seen else "")
+
+    def _announced_text(self) -> str:
+        notes = len(self.announced_by_note)
+        return (f"{len(self.announced)} announced by convert "
+                f"({len(self.announced) - notes} untranslatable, {notes} notes)")
 
     def _why_none(self) -> str:
         if self.sent:
@@ -142,10 +155,15 @@ class VerifyReport:
             "elapsed": round(self.elapsed, 3),
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
             "wider": len(self.wider),
+            "announced": len(self.announced),
+            "announced_untranslatable": len(self.announced) - len(self.announced_by_note),
+            "announced_by_note": len(self.announced_by_note),
             "differences": [{
                 "request": r.probe.describe(), "method": r.probe.method, "path": r.probe.path,
                 "headers": r.probe.shown_headers(), "why": r.probe.why,
                 "directory": r.probe.directory, "announced": r.announced,
+                "announced_by": ("note" if r.by_note else "untranslatable")
+                if r.announced else None,
                 "wider": r.wider,
                 "fields": [{"field": d.field, "original": d.original,
                             "converted": d.converted} for d in r.diffs],

@@ -11,7 +11,7 @@ import contextlib
 import http.client
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from confmig.convert import ConvertError, Options, convert_config, convert_docroot
@@ -210,7 +210,13 @@ def _result(conversion: ConversionResult, probe: Probe, original: Observed,
     statuses = (original.status, converted.status)
     announced = not widened and probe.directory is not None and all(
         conversion.excuses(probe.directory, d.field, d.added, statuses) for d in diffs)
-    return ProbeResult(probe, original, converted, diffs, announced, widened)
+    # a note naming its answer excuses too (ConversionResult.excuses): say which announced it
+    by_note = False
+    if announced and probe.directory is not None:
+        untranslatable = replace(conversion, warnings=[])
+        by_note = not all(untranslatable.excuses(probe.directory, d.field, d.added, statuses)
+                          for d in diffs)
+    return ProbeResult(probe, original, converted, diffs, announced, widened, by_note)
 
 
 def _send(target: Target, probe: Probe, timeout: float) -> Observed:

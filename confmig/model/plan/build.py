@@ -203,7 +203,9 @@ def _unlisted(note: PlanNote, plan: SitePlan) -> PlanNote:
 
 
 def _server_for(site: Site, document_root: str) -> VirtualServer:
-    for server in [site.main, *site.vhosts]:
+    # A <VirtualHost> first: it answers its addresses' requests before the main server does
+    # (whose DocumentRoot, when the configuration sets none, was made DOCROOT by site_for).
+    for server in [*site.vhosts, site.main]:
         if server.document_root.rstrip("/") == document_root.rstrip("/"):
             return server
     site.main.document_root = document_root
