@@ -758,7 +758,8 @@ def _rule(plan: RewritePlan, rule: RewriteRule, number: str, out: RewriteOut, la
         if self_typed:
             lines += _self_typed(out, self_typed)
         return (_internal(plan, rule, number, regex, saved, checks, action, lines, out.alias,
-                          guard or "", continuing, lookups, self_typed, qmark, out.stop),
+                          guard or "", continuing, lookups, self_typed, qmark, out.stop,
+                          from_start=out.continuing and not continuing),
                 f"^{ones}{INTERNAL_TAIL}")
     ends = action == "break;"  # a `- [L]`: the rules end here
     if not checks and guard is None and not lookups.sets and not lookups.env_read \
@@ -1131,12 +1132,19 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
               checks: list[list[str]], action: str, lines: list[str],
               alias: AliasGuard | None, guard: str = "", continuing: bool = False,
               lookups: Lookups | None = None, typed: int = 0,
-              qmark: Qmark | None = None, stop: bool = False) -> list[str]:
+              qmark: Qmark | None = None, stop: bool = False,
+              from_start: bool = False) -> list[str]:
     """An internal rewrite: applied when the conditions and the pattern hold (flag ``1…1``),
     except that a URL rewritten to the file it already maps to stops the rules and is served
     (``…s``: Apache makes no internal redirect; with the rule's ``[T]`` type: the status
     *typed* that ``error_page`` sends to its named location), and that a directory requested
-    without its slash gets mod_dir's 301 instead (``…0``: the rules stop too)."""
+    without its slash gets mod_dir's 301 instead (``…0``: the rules stop too).
+
+    *from_start*: an earlier rewrite without ``[L]`` may have changed the path and this one
+    ends the rules.  Apache compares the final path with the request's (:data:`START_URI`),
+    not with the path the previous rule left: a chain back to the
+    request's own file makes no internal redirect, so nginx rewrites back to it with
+    ``break`` (a ``last`` would run the chain again, a loop: 500)."""
     flag = f"$confmig_r{number}"
     op = "!~" if rule.negate else "~"
     to, target = _target_var(plan, rule, number, saved, lookups)
@@ -1159,8 +1167,14 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
         # a rewrite to the file the URL maps to: no internal redirect (…1 + $confmig_mapped).
         # The target's captures are %-escaped where nginx escapes them (UNKNOWN_ESCAPING):
         # compared with the path copied the same way.
-        lines += ['if ($uri ~ "(?s)^(.*)\\z") { set $confmig_uq $1; }',
-                  f"if ({to} = $confmig_uq) {{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}"]
+        if from_start:
+            lines.append(START_URI)
+            lines.append(f"if ({to} = $confmig_uq0) "
+                         f"{{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}")
+        else:
+            lines += ['if ($uri ~ "(?s)^(.*)\\z") { set $confmig_uq $1; }',
+                      f"if ({to} = $confmig_uq) "
+                      f"{{ set {flag} \"${{{flag[1:]}}}$confmig_mapped\"; }}"]
     # the 403 before mod_dir's 301 (and with no internal redirect: Apache expands first);
     # the 400 only where the last line rewrites, the new path being parsed again
     lines += _qmark_checks(rule, qmark or Qmark(), flag, f"{ones}[01][a-z]*",
@@ -1186,6 +1200,10 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
                   f'if ($confmig_tt ~ "^{ones}1[^:]+:\\z") {{ return {typed}; }}']
     if alias is not None:  # mod_alias, after mod_rewrite, redirects the original URL
         lines += alias.answer(ones, flag)
+    if from_start and not rule.negate and target is not None and action.endswith(" last;"):
+        lines.append(f"# {_where(rule)}: back to the request's own file: no internal "
+                     "redirect (Apache), the file is served")
+        lines.append(f'if ({flag} ~ "^{ones}1[a-z]") {{ {action[:-len(" last;")]} break; }}')
     if rule.last:
         end = "set $confmig_go stop;" if stop else "break;"  # (translate's falls_back)
         lines.append(f"if ({flag} ~ \"^{ones}(?:1.|0)\") {{ {end} }}")
@@ -1198,6 +1216,13 @@ def _internal(plan: RewritePlan, rule: RewriteRule, number: str, regex: str, sav
     final = _rewrite_any(action) if rule.negate else action
     lines.append(f"if ({flag} = {ones}1) {{ {final} }}")
     return lines
+
+
+#: The request's path (``$confmig_start``), copied as nginx copies a capture at that point
+#: of the rules (it escapes captures by the request's state, which a rewrite changes), to be
+#: compared with a target that ends the rules after an earlier rewrite (:func:`_internal`'s
+#: *from_start*).
+START_URI = 'if ($confmig_start ~ "(?s)^[a-z]*:(.*)\\z") { set $confmig_uq0 $1; }'
 
 
 def _pending_escape(rule: RewriteRule, qmark: Qmark, flag: str, ones: str) -> list[str]:
