@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from confmig.cli import app
-from confmig.model.plan.build import _anchored_literals, _may_overlap
+from confmig.model.plan.overlap import anchored_literals, may_overlap
 from confmig.model.sections import ConfigSection
 from confmig.model.wildcard import fnmatch_regex
 from confmig.verify import VerifyRequest, verify
@@ -136,20 +136,20 @@ def _regex_section(pattern: str) -> ConfigSection:
     (r"\.ph(p[3-7]?|tml)$", r"\.inc$", True),    # a range: not read, assumed
     (r"(a[)]b)$", r"c$", True),                  # a paren in a class: not read
 ])
-def test_which_sections_may_overlap(one: str, other: str, overlap: bool) -> None:
-    assert _may_overlap(_regex_section(one), _regex_section(other)) is overlap
-    assert _may_overlap(_regex_section(other), _regex_section(one)) is overlap
+def test_which_sectionsmay_overlap(one: str, other: str, overlap: bool) -> None:
+    assert may_overlap(_regex_section(one), _regex_section(other)) is overlap
+    assert may_overlap(_regex_section(other), _regex_section(one)) is overlap
 
 
 def test_wildcards_and_names() -> None:
     star = ConfigSection("files", "<Files *.sql>", "x", 1, match="*.sql",
                          fnmatch=fnmatch_regex("*.sql"))
-    assert _anchored_literals(fnmatch_regex("*.sql").source) == ("", {".sql"}, False)
-    assert not _may_overlap(star, _regex_section(r"\.php$"))
-    assert _may_overlap(star, _regex_section(r"(?i)\.SQL$"))
+    assert anchored_literals(fnmatch_regex("*.sql").source) == ("", {".sql"}, False)
+    assert not may_overlap(star, _regex_section(r"\.php$"))
+    assert may_overlap(star, _regex_section(r"(?i)\.SQL$"))
     a = ConfigSection("files", "<Files a>", "x", 1, match="a")
     b = ConfigSection("files", "<Files b>", "x", 1, match="b")
-    assert not _may_overlap(a, b) and _may_overlap(a, a)
+    assert not may_overlap(a, b) and may_overlap(a, a)
 
 
 def test_too_many_pairs_deny_rather_than_compare(site: object) -> None:

@@ -46,6 +46,7 @@ from confmig.model.merge.authbasic import AuthBasicDir, AuthnFileDir, GroupFileD
 from confmig.model.merge.authz import AuthzNode
 from confmig.model.mime import mime_type
 from confmig.model.passwords import scheme
+from confmig.model.plan.overlap import basename_regex, may_overlap
 from confmig.model.plan.types import (
     ANSWER_FIELDS,
     Access,
@@ -322,7 +323,7 @@ def _scope(site: Site, server: VirtualServer, document_root: str, directory: str
     for files in config["core"].files:
         merged = site.merged([*sections, files])
         scope.files.append(FilesScope(
-            files.label, _basename_regex(files), Source(files.file, files.line),
+            files.label, basename_regex(files), Source(files.file, files.line),
             _with_file_etag(_settings(site, server, merged, url, document_root, directory,
                                       notes), [*sections, files]),
             all(d.lname in ACCESS_DIRECTIVES for d in files.directives),
@@ -364,7 +365,7 @@ def _deny_overlapped_files(site: Site, server: VirtualServer, sections: list[Con
         for k in setters[after:]:
             other = files[k]
             pairs += 1
-            if not _may_overlap(first, other):
+            if not may_overlap(first, other):
                 continue
             both = _settings(site, server, site.merged([*sections, first, other]), url,
                              document_root, directory, [])
@@ -419,207 +420,6 @@ def _deny_unchecked(scope: Scope, files: Sequence[ConfigSection], start: int, di
 def _sets_access(section: ConfigSection) -> bool:
     return any(d.lname in ACCESS_DIRECTIVES or d.lname.startswith("auth")
                for d in section.directives)
-
-
-def _may_overlap(first: ConfigSection, second: ConfigSection) -> bool:
-    """False only when no name can match both sections: two ``<Files name>`` naming
-    different files, or patterns whose anchored literal beginnings (``^\\.ht``, ``^x``) or
-    every possible ending (``\\.(eot|woff2?)$`` against ``\\.(bak|sql)$``) differ.
-    Anything else may overlap."""
-    if first.regex is None and first.fnmatch is None \
-            and second.regex is None and second.fnmatch is None:
-        return first.match == second.match
-    a, b = _anchored_literals(_basename_regex(first)), _anchored_literals(_basename_regex(second))
-    if a is None or b is None:
-        return True
-    (head_a, tails_a, fold_a), (head_b, tails_b, fold_b) = a, b
-    if fold_a or fold_b:  # (?i) in one: a name matching both may differ in case from either
-        head_a, head_b = head_a.lower(), head_b.lower()
-        tails_a, tails_b = {t.lower() for t in tails_a}, {t.lower() for t in tails_b}
-    if not (head_a.startswith(head_b) or head_b.startswith(head_a)):
-        return False
-    return any(x.endswith(y) or y.endswith(x) for x in tails_a for y in tails_b)
-
-
-_REGEX_META = frozenset(".[](){}*+?|^$\\")
-#: the most endings :func:`_endings` lists before it stops reading further back
-MAX_ENDINGS = 64
-
-
-def _anchored_literals(source: str) -> tuple[str, set[str], bool] | None:
-    """What every match of a pattern begins with after ``^`` ("" when not anchored or not
-    literal), the set of literal endings one of which every match ends with before ``$``
-    ({""}: not known), and whether ``(?i)`` folds case; None when the pattern has inline
-    options other than a leading ``(?i)`` (not read here)."""
-    folded = source.startswith("(?i)")
-    body = source[4:] if folded else source
-    if "(?" in body.replace("(?:", "") or "\\\\" in body \
-            or re.search(r"\[[^\]]*[()|]", body):
-        return None  # options, an escaped backslash, a paren or bar in a class: not read
-    head = ""
-    if body.startswith("^") and "|" not in body:
-        i = 1
-        while i < len(body):
-            ch = body[i]
-            if ch == "\\" and i + 1 < len(body) and not body[i + 1].isalnum():
-                lit, step = body[i + 1], 2
-            elif ch not in _REGEX_META:
-                lit, step = ch, 1
-            else:
-                break
-            following = body[i + step:i + step + 1]
-            if following and following in "*?{":
-                break  # optional: not part of every match
-            head += lit
-            i += step
-            if following == "+":
-                break
-    tails = {""}
-    if body.endswith("$") and not body.endswith("\\$"):
-        tails = _endings(body[:-1]) or {""}
-    return head, tails, folded
-
-
-def _endings(pattern: str) -> set[str] | None:
-    """The literal endings of every match of *pattern* (a union of its alternatives'), read
-    backwards until a token with no finite set of strings (``.``, ``*``, ``+``, a negated
-    class); None when it cannot be read."""
-    out: set[str] = set()
-    for alternative in _split_alternatives(pattern):
-        if alternative is None:
-            return None
-        group = _last_group(alternative)
-        if group is not None and _finite(group) is None:
-            inner = _endings(group)  # (^#.*#|\.bak|~)$: the group's own endings
-            if inner is None:
-                return None
-            out |= inner
-            continue
-        ends = {""}
-        tokens = _tokens(alternative)
-        if tokens is None:
-            return None
-        for strings in reversed(tokens):
-            if strings is None or len(ends) * len(strings) > MAX_ENDINGS:
-                break
-            ends = {s + e for s in strings for e in ends}
-        out |= ends
-    return out
-
-
-def _last_group(pattern: str) -> str | None:
-    """The inside of the group *pattern* ends with (``(?:`` dropped), if it ends with one."""
-    if not pattern.endswith(")") or pattern.endswith("\\)"):
-        return None
-    depth = 0
-    for i in range(len(pattern) - 1, -1, -1):
-        ch = pattern[i]
-        escaped = i > 0 and pattern[i - 1] == "\\"
-        if escaped:
-            continue
-        depth += {")": 1, "(": -1}.get(ch, 0)
-        if depth == 0:
-            inner = pattern[i + 1:-1]
-            return inner[2:] if inner.startswith("?:") else inner
-    return None
-
-
-def _split_alternatives(pattern: str) -> list[str | None]:
-    """*pattern*'s top-level alternatives (``|`` outside groups and classes)."""
-    parts, depth, start, i = [], 0, 0, 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "[":
-            close = pattern.find("]", i + 2)
-            if close < 0:
-                return [None]
-            i = close + 1
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    parts.append(pattern[start:])
-    return [p for p in parts]
-
-
-def _tokens(pattern: str) -> list[set[str] | None] | None:
-    """*pattern* as a sequence of tokens, each the finite set of strings it matches (None:
-    not finite, or an anchor); None when it cannot be read."""
-    out: list[set[str] | None] = []
-    i = 0
-    while i < len(pattern):
-        ch = pattern[i]
-        token: set[str] | None
-        if ch == "\\":
-            if i + 1 >= len(pattern):
-                return None
-            nxt = pattern[i + 1]
-            token = {nxt} if not nxt.isalnum() else None
-            i += 2
-        elif ch == "[":
-            close = pattern.find("]", i + 2)
-            if close < 0:
-                return None
-            body = pattern[i + 1:close]
-            plain = body and not any(c in "^-\\[" for c in body)
-            token = set(body) if plain else None
-            i = close + 1
-        elif ch == "(":
-            depth, j = 1, i + 1
-            while j < len(pattern) and depth:
-                if pattern[j] == "\\":
-                    j += 2
-                    continue
-                depth += {"(": 1, ")": -1}.get(pattern[j], 0)
-                j += 1
-            if depth:
-                return None
-            inner = pattern[i + 1:j - 1]
-            inner = inner[2:] if inner.startswith("?:") else inner
-            token = _finite(inner)
-            i = j
-        elif ch in ".^$":
-            token = None
-            i += 1
-        elif ch in "*+{":
-            return [*out, None] if ch != "{" else None
-        else:
-            token = {ch}
-            i += 1
-        if pattern[i:i + 1] == "?":
-            token = token | {""} if token is not None else None
-            i += 1
-        elif pattern[i:i + 1] in ("*", "+", "{"):
-            token = None
-            close = pattern.find("}", i) if pattern[i] == "{" else i
-            i = (close if close >= 0 else len(pattern) - 1) + 1
-        out.append(token)
-    return out
-
-
-def _finite(pattern: str) -> set[str] | None:
-    """Every string *pattern* matches when they are few and it has no open-ended token."""
-    strings: set[str] = set()
-    for alternative in _split_alternatives(pattern):
-        tokens = _tokens(alternative) if alternative is not None else None
-        if tokens is None or any(t is None for t in tokens):
-            return None
-        whole = {""}
-        for token in tokens:
-            assert token is not None
-            whole = {w + t for w in whole for t in token}
-            if len(whole) > MAX_ENDINGS:
-                return None
-        strings |= whole
-    return strings
 
 
 def _without_blocked_listing(site: Site, server: VirtualServer, directory: str,
@@ -1192,14 +992,6 @@ def _expires(config: DirConfig) -> Expires | None:
     if conf is None or not conf.active:
         return None
     return Expires(conf.default, tuple(sorted(conf.by_type.items())), None)
-
-
-def _basename_regex(section: ConfigSection) -> str:
-    if section.regex is not None:
-        return section.regex.source
-    if section.fnmatch is not None:
-        return section.fnmatch.source
-    return "^" + re.escape(section.match) + "$"
 
 
 def _note_unexpressed(nodes: Sequence[Node], directory: str, notes: list[PlanNote]) -> None:
