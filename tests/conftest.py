@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -48,6 +48,26 @@ def php_fpm_binary() -> Path:
         return find_php_fpm()
     except ServerNotFound as exc:
         pytest.skip(str(exc))
+
+
+#: builds a worker-readable docroot from {relative path: content} (the ``make_site`` fixture)
+SiteMaker = Callable[[Mapping[str, str | bytes]], Path]
+
+
+@pytest.fixture
+def make_site() -> Iterator[SiteMaker]:
+    """Build as many docroots as a test needs (``make_site({".htaccess": …, "a.txt": …})``);
+    all removed afterwards."""
+    made: list[Path] = []
+
+    def build(files: Mapping[str, str | bytes]) -> Path:
+        root = make_docroot(prefix="confmig-site-", files=files)
+        made.append(root)
+        return root
+
+    yield build
+    for root in made:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture

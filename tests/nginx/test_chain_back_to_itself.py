@@ -6,13 +6,10 @@ Real Apache against real nginx."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from confmig.verify import VerifyRequest, verify
+from tests.conftest import SiteMaker
 from tests.nginx.servers import both
 
 pytestmark = [pytest.mark.apache]
@@ -28,27 +25,12 @@ PATHS = ["/s/x/f.txt", "/s/x/a%20b", "/s/x/missing", "/s/x/%25", "/s/x/a%2541",
          "/s/y/g.txt", "/s/x/only-y.txt", "/s/y/f.txt", "/s/x/"]
 
 
-@pytest.fixture
-def site() -> Iterator[object]:
-    from confmig.servers import make_docroot
-
-    made: list[Path] = []
-
-    def build(rules: str) -> Path:
-        files = {f"s/{name}": text for name, text in FILES.items()}
-        root = make_docroot(prefix="confmig-ngself-", files={**files, "s/.htaccess": rules})
-        made.append(root)
-        return root
-
-    yield build
-    for root in made:
-        shutil.rmtree(root, ignore_errors=True)
-
-
 @pytest.mark.parametrize("case", list(RULES))
-def test_a_chain_back_to_the_request_is_served(case: str, site: object, apache_binary: object,
+def test_a_chain_back_to_the_request_is_served(case: str, make_site: SiteMaker,
+                                               apache_binary: object,
                                                nginx_binary: object) -> None:
-    root = site(RULES[case])  # type: ignore[operator]
+    root = make_site({**{f"s/{name}": text for name, text in FILES.items()},
+                      "s/.htaccess": RULES[case]})
     served = 0
     with both(root) as pair:
         for path in PATHS:

@@ -8,12 +8,10 @@ nginx."""
 from __future__ import annotations
 
 import base64
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from passlib.hash import apr_md5_crypt
 from typer.testing import CliRunner
 
 from confmig.cli import app
@@ -21,27 +19,12 @@ from confmig.model.plan.overlap import anchored_literals, may_overlap
 from confmig.model.sections import ConfigSection
 from confmig.model.wildcard import fnmatch_regex
 from confmig.verify import VerifyRequest, verify
+from tests.conftest import SiteMaker
 from tests.nginx.servers import both
 
 pytestmark = [pytest.mark.apache]
 
 LOGIN = {"Authorization": "Basic " + base64.b64encode(b"u:p").decode()}
-
-
-@pytest.fixture
-def site() -> Iterator[object]:
-    from confmig.servers import make_docroot
-
-    made: list[Path] = []
-
-    def build(files: dict[str, str]) -> Path:
-        root = make_docroot(prefix="confmig-ngov-", files=files)
-        made.append(root)
-        return root
-
-    yield build
-    for root in made:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def _convert(root: Path) -> tuple[int, list[str]]:
@@ -50,14 +33,12 @@ def _convert(root: Path) -> tuple[int, list[str]]:
                               if "may both match" in line]
 
 
-def test_a_later_denial_is_never_served_after_an_earlier_login(site: object, apache_binary: object,
+def test_a_later_denial_is_never_served_after_an_earlier_login(make_site: SiteMaker,
+                                                               apache_binary: object,
                                                                nginx_binary: object) -> None:
-    if shutil.which("htpasswd") is None:
-        pytest.skip("no htpasswd (apache2-utils)")
-    password = subprocess.run(["htpasswd", "-nbB", "u", "p"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    root = site({"x.sql": "s\n", "x.txt": "t\n", "y.sql": "y\n",  # type: ignore[operator]
-                 "pw": password + "\n"})
+    password = apr_md5_crypt.hash("p")  # an apr1 line, as htpasswd -m writes it
+    root = make_site({"x.sql": "s\n", "x.txt": "t\n", "y.sql": "y\n",
+                      "pw": f"u:{password}\n"})
     (root / ".htaccess").write_text(
         f'<FilesMatch "^x">\nAuthType Basic\nAuthName t\nAuthUserFile {root}/pw\n'
         'Require valid-user\n</FilesMatch>\n<FilesMatch "\\.sql$">\nRequire all denied\n'
@@ -78,11 +59,11 @@ def test_a_later_denial_is_never_served_after_an_earlier_login(site: object, apa
     assert not [r for r in report.differing if not r.announced], report.summary()
 
 
-def test_a_later_grant_is_a_note(site: object, apache_binary: object,
+def test_a_later_grant_is_a_note(make_site: SiteMaker, apache_binary: object,
                                  nginx_binary: object) -> None:
     """Debian's ``<FilesMatch ^\\.ht>`` denial, then grav's images granted: Apache serves
     ``/.htx.png``; nginx refuses it — stricter, a note (exit code 0)."""
-    root = site({".htaccess": '<FilesMatch "(?i)\\.(png|gif)$">\nRequire all granted\n'  # type: ignore[operator]
+    root = make_site({".htaccess": '<FilesMatch "(?i)\\.(png|gif)$">\nRequire all granted\n'
                               "</FilesMatch>\n", ".htx.png": "p\n", "a.png": "a\n"})
     code, announced = _convert(root)
     assert code == 0 and len(announced) == 1 and announced[0].startswith("note:"), announced
@@ -97,11 +78,11 @@ def test_a_later_grant_is_a_note(site: object, apache_binary: object,
     assert report.exit_code == 0, report.summary()
 
 
-def test_sections_with_different_endings_stay_exact(site: object, apache_binary: object,
+def test_sections_with_different_endings_stay_exact(make_site: SiteMaker, apache_binary: object,
                                                     nginx_binary: object) -> None:
     """h5bp's font header section and its backup-file denial cannot match one name: no
     announcement, the fonts are served with their header, the backups denied."""
-    root = site({".htaccess": '<FilesMatch "\\.(eot|otf|tt[cf]|woff2?)$">\n'  # type: ignore[operator]
+    root = make_site({".htaccess": '<FilesMatch "\\.(eot|otf|tt[cf]|woff2?)$">\n'
                               'Header set Access-Control-Allow-Origin "*"\n</FilesMatch>\n'
                               '<FilesMatch "(^#.*#|\\.(bak|conf|in[ci]|sql|sw[op])|~)$">\n'
                               "Require all denied\n</FilesMatch>\n",
@@ -152,14 +133,33 @@ def test_wildcards_and_names() -> None:
     assert not may_overlap(a, b) and may_overlap(a, a)
 
 
-def test_too_many_pairs_deny_rather_than_compare(site: object) -> None:
+def test_too_many_pairs_deny_rather_than_compare(make_site: SiteMaker) -> None:
     """Pairs are compared up to a bound (each comparison merges a configuration); past it,
     the sections a later access-setting one follows are denied and announced once."""
     text = "".join(f'<Files a{i}>\nRequire all denied\n</Files>\n'
                    f'<FilesMatch "x{i}$">\nRequire all granted\n</FilesMatch>\n'
                    for i in range(1100))
-    root = site({".htaccess": text, "a1": "a\n"})  # type: ignore[operator]
+    root = make_site({".htaccess": text, "a1": "a\n"})
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
     assert result.exit_code == 1
     assert "more than 2000 pairs of <Files> sections" in result.stderr
     assert result.stderr.count("may both match") == 0
+
+
+def test_a_later_plain_denial_after_a_grant_needs_nothing(make_site: SiteMaker,
+                                                          apache_binary: object,
+                                                          nginx_binary: object) -> None:
+    """``<FilesMatch \\.txt$>`` granting, then ``<Files a*>`` denying: Apache denies
+    ``a.txt`` (the later ``Require`` wins); nginx tests the denials before a section's own
+    location, so nothing is announced for that pair and both answer alike (Debian's
+    ``^\\.ht`` before the grant is the note of ``.htx.txt``, which Apache serves)."""
+    root = make_site({".htaccess": '<FilesMatch "\\.txt$">\nRequire all granted\n'
+                                   '</FilesMatch>\n<Files "a*">\nRequire all denied\n</Files>\n',
+                      "a.txt": "a\n", "b.txt": "b\n", "a.css": "c\n"})
+    code, announced = _convert(root)
+    assert code == 0 and len(announced) == 1, announced
+    assert announced[0].startswith("note:") and "<FilesMatch ^\\.ht>:" in announced[0]
+    with both(root) as pair:
+        for path, status in (("/a.txt", 403), ("/b.txt", 200), ("/a.css", 403)):
+            a, b = pair.ask(path)
+            assert a.status == b.status == status, (path, a.status, b.status)

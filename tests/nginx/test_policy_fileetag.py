@@ -7,15 +7,12 @@ Real Apache against real nginx."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
 from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
+from tests.conftest import SiteMaker
 from tests.nginx.servers import both
 
 pytestmark = [pytest.mark.apache]
@@ -29,22 +26,6 @@ CONDITIONS: list[dict[str, str]] = [
     {"If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"},
     {"If-None-Match": '"x"', "If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"},
 ]
-
-
-@pytest.fixture
-def site() -> Iterator[object]:
-    from confmig.servers import make_docroot
-
-    made: list[Path] = []
-
-    def build(files: dict[str, str]) -> Path:
-        root = make_docroot(prefix="confmig-ngetag-", files=files)
-        made.append(root)
-        return root
-
-    yield build
-    for root in made:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 FILES = {"a.txt": "a\n", "b.html": "<p>\n", "plain/c.txt": "c\n", "sub/d.txt": "d\n",
@@ -63,9 +44,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_fileetag_presence_is_apaches(case: str, site: object, apache_binary: object,
+def test_fileetag_presence_is_apaches(case: str, make_site: SiteMaker, apache_binary: object,
                                       nginx_binary: object) -> None:
-    root = site({**FILES, **CASES[case]})  # type: ignore[operator]
+    root = make_site({**FILES, **CASES[case]})
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
     assert result.exit_code == 0, result.stderr
     assert "FileETag" not in result.stderr
@@ -84,19 +65,19 @@ def test_fileetag_presence_is_apaches(case: str, site: object, apache_binary: ob
     assert report.exit_code == 0 and not report.differing, report.summary()
 
 
-def test_an_incremental_fileetag_stays_announced(site: object) -> None:
+def test_an_incremental_fileetag_stays_announced(make_site: SiteMaker) -> None:
     """``FileETag -INode`` adds to or takes from what is inherited (core's merge): not
     carried, announced as before."""
-    root = site({**FILES, ".htaccess": "FileETag -INode\n"})  # type: ignore[operator]
+    root = make_site({**FILES, ".htaccess": "FileETag -INode\n"})
     result = CliRunner().invoke(app, ["convert", "--to", "nginx", str(root)])
     assert result.exit_code == 1
     assert "FileETag" in result.stderr and "etag off" not in result.stdout
 
 
-def test_flask_still_announces_fileetag_none(site: object) -> None:
+def test_flask_still_announces_fileetag_none(make_site: SiteMaker) -> None:
     """The Flask target sends its own ETag and does not express ``Settings.etag``: it keeps
     announcing the line."""
-    root = site({**FILES, ".htaccess": "FileETag None\n"})  # type: ignore[operator]
+    root = make_site({**FILES, ".htaccess": "FileETag None\n"})
     result = CliRunner().invoke(app, ["convert", "--to", "flask", str(root)])
     assert result.exit_code == 1
     assert "FileETag" in result.stderr

@@ -5,8 +5,6 @@ autoindex would show what Apache hides: still announced.  Real Apache against re
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,28 +12,13 @@ from typer.testing import CliRunner
 
 from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
+from tests.conftest import SiteMaker
 from tests.nginx.servers import both
 
 pytestmark = [pytest.mark.apache]
 
 FILES = {"a.txt": "a\n", "b.html": "<p>\n", "sub/c.txt": "c\n", "sub/deeper/d.txt": "d\n"}
 PATHS = ["/", "/sub/", "/sub/deeper/", "/a.txt", "/sub/c.txt"]
-
-
-@pytest.fixture
-def site() -> Iterator[object]:
-    from confmig.servers import make_docroot
-
-    made: list[Path] = []
-
-    def build(files: dict[str, str]) -> Path:
-        root = make_docroot(prefix="confmig-ngidx-", files=files)
-        made.append(root)
-        return root
-
-    yield build
-    for root in made:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def convert(root: Path) -> tuple[int, str]:
@@ -53,8 +36,8 @@ UNLISTED = {
 
 @pytest.mark.parametrize("case", list(UNLISTED))
 def test_listing_directives_where_nothing_is_listed_are_notes(
-        case: str, site: object, apache_binary: object, nginx_binary: object) -> None:
-    root = site({**FILES, ".htaccess": UNLISTED[case]})  # type: ignore[operator]
+        case: str, make_site: SiteMaker, apache_binary: object, nginx_binary: object) -> None:
+    root = make_site({**FILES, ".htaccess": UNLISTED[case]})
     code, stderr = convert(root)
     assert code == 0, stderr
     assert not any(line.startswith("untranslatable:") for line in stderr.splitlines())
@@ -69,11 +52,11 @@ def test_listing_directives_where_nothing_is_listed_are_notes(
     assert report.exit_code == 0 and not report.differing, report.summary()
 
 
-def test_indexignore_where_apache_lists_stays_announced(site: object, apache_binary: object,
+def test_indexignore_where_apache_lists_stays_announced(make_site: SiteMaker, apache_binary: object,
                                                        nginx_binary: object) -> None:
     """Debian's ``Options Indexes`` in /var/www: Apache's listing leaves out the names,
     nginx's autoindex would show them."""
-    root = site({**FILES, ".htaccess": "IndexIgnore *.txt\n"})  # type: ignore[operator]
+    root = make_site({**FILES, ".htaccess": "IndexIgnore *.txt\n"})
     code, stderr = convert(root)
     assert code == 1
     assert any(line.startswith("untranslatable:") and "IndexIgnore" in line
@@ -84,10 +67,10 @@ def test_indexignore_where_apache_lists_stays_announced(site: object, apache_bin
         assert "c.txt" not in a.text and "c.txt" in b.text  # what it changes
 
 
-def test_a_listing_below_keeps_it_announced(site: object) -> None:
+def test_a_listing_below_keeps_it_announced(make_site: SiteMaker) -> None:
     """``Options -Indexes`` where the line is, ``+Indexes`` in a subdirectory, which
     inherits the IndexIgnore: still announced."""
-    root = site({**FILES, ".htaccess": "Options -Indexes\nIndexIgnore *.txt\n",  # type: ignore[operator]
+    root = make_site({**FILES, ".htaccess": "Options -Indexes\nIndexIgnore *.txt\n",
                  "sub/.htaccess": "Options +Indexes\n"})
     code, stderr = convert(root)
     assert code == 1

@@ -9,8 +9,6 @@ Real Apache against real nginx."""
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from typer.testing import CliRunner
 
 from confmig.cli import app
 from confmig.verify import VerifyRequest, verify
+from tests.conftest import SiteMaker
 from tests.nginx.servers import both
 
 pytestmark = [pytest.mark.apache]
@@ -29,22 +28,6 @@ ASKED: list[dict[str, str]] = [
     {}, {"Proxy": "http://127.0.0.1:9/"}, {"X-Forwarded-Host": "evil.example"},
     {"Range": "bytes=0-3"}, {"Accept-Encoding": "gzip"},
 ]
-
-
-@pytest.fixture
-def site() -> Iterator[object]:
-    from confmig.servers import make_docroot
-
-    made: list[Path] = []
-
-    def build(files: dict[str, str]) -> Path:
-        root = make_docroot(prefix="confmig-ngrqh-", files=files)
-        made.append(root)
-        return root
-
-    yield build
-    for root in made:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def convert(root: Path, *more: str) -> tuple[int, list[str]]:
@@ -62,8 +45,8 @@ SCRIPT_ONLY = {
 
 @pytest.mark.parametrize("case", list(SCRIPT_ONLY))
 def test_a_header_only_scripts_read_changes_nothing_without_php(
-        case: str, site: object, apache_binary: object, nginx_binary: object) -> None:
-    root = site({**FILES, ".htaccess": SCRIPT_ONLY[case]})  # type: ignore[operator]
+        case: str, make_site: SiteMaker, apache_binary: object, nginx_binary: object) -> None:
+    root = make_site({**FILES, ".htaccess": SCRIPT_ONLY[case]})
     code, lines = convert(root)
     assert [line for line in lines if line.startswith("note:") and "RequestHeader" in line]
     assert not [line for line in lines if line.startswith("untranslatable:")
@@ -95,28 +78,28 @@ SERVER_READ = {
 
 
 @pytest.mark.parametrize("case", list(SERVER_READ))
-def test_a_header_the_server_reads_stays_announced(case: str, site: object) -> None:
-    root = site({**FILES, ".htaccess": SERVER_READ[case]})  # type: ignore[operator]
+def test_a_header_the_server_reads_stays_announced(case: str, make_site: SiteMaker) -> None:
+    root = make_site({**FILES, ".htaccess": SERVER_READ[case]})
     code, lines = convert(root)
     assert code == 1
     assert [line for line in lines if line.startswith("untranslatable:")
             and "RequestHeader" in line], lines
 
 
-def test_range_set_by_requestheader_is_what_apache_answers(site: object,
+def test_range_set_by_requestheader_is_what_apache_answers(make_site: SiteMaker,
                                                           apache_binary: object,
                                                           nginx_binary: object) -> None:
     """Why: Apache's static handler reads the Range RequestHeader set (206), nginx's not."""
-    root = site({**FILES, ".htaccess": SERVER_READ["range"]})  # type: ignore[operator]
+    root = make_site({**FILES, ".htaccess": SERVER_READ["range"]})
     with both(root) as pair:
         a, b = pair.ask("/a.txt")
         assert (a.status, a.body) == (206, b"a te")
         assert b.status == 200
 
 
-def test_with_php_fpm_it_stays_announced(site: object) -> None:
+def test_with_php_fpm_it_stays_announced(make_site: SiteMaker) -> None:
     """A script sees the header (HTTP_PROXY): not translated for php-fpm yet."""
-    root = site({**FILES, "index.php": "<?php echo 1;\n",  # type: ignore[operator]
+    root = make_site({**FILES, "index.php": "<?php echo 1;\n",
                  ".htaccess": SCRIPT_ONLY["drupal"]})
     code, lines = convert(root, "--php-fpm", "127.0.0.1:9000")
     assert code == 1
@@ -136,9 +119,9 @@ VARIABLES = {
 
 @pytest.mark.parametrize("case", list(VARIABLES))
 def test_a_variable_only_scripts_read_changes_nothing_without_php(
-        case: str, site: object, apache_binary: object, nginx_binary: object) -> None:
+        case: str, make_site: SiteMaker, apache_binary: object, nginx_binary: object) -> None:
     files = {**FILES, "i.png": "png", ".htaccess": VARIABLES[case]}
-    root = site(files)  # type: ignore[operator]
+    root = make_site(files)
     code, lines = convert(root)
     assert code == 0, lines
     assert [line for line in lines if line.startswith("note:") and "SetEnv" in line], lines
@@ -153,8 +136,8 @@ def test_a_variable_only_scripts_read_changes_nothing_without_php(
     assert report.exit_code == 0 and not report.differing, report.summary()
 
 
-def test_a_variable_a_module_reads_stays_announced(site: object) -> None:
-    root = site({**FILES, ".htaccess": "SetEnvIf User-Agent Old no-gzip\n"})  # type: ignore[operator]
+def test_a_variable_a_module_reads_stays_announced(make_site: SiteMaker) -> None:
+    root = make_site({**FILES, ".htaccess": "SetEnvIf User-Agent Old no-gzip\n"})
     code, lines = convert(root)
     assert code == 1
     assert [line for line in lines if line.startswith("untranslatable:") and "SetEnvIf" in line]
