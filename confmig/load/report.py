@@ -13,7 +13,7 @@ from rich.tree import Tree
 
 from confmig.load.workspace import Workspace
 from confmig.syntax import ConfigFile, Directive, Node, Section
-from confmig.syntax.jsonform import error_json, file_header, file_json, parsed_json
+from confmig.syntax.jsonform import error_json, file_header, file_json, parsed_chunks
 
 
 def _all_files(ws: Workspace) -> list[ConfigFile]:
@@ -82,16 +82,16 @@ def _array(items: Iterator[Iterator[str]]) -> Iterator[str]:
 
 
 def workspace_json_chunks(ws: Workspace) -> Iterator[str]:
-    """``json.dumps(workspace_json(ws))`` in pieces, one top-level node at a time, so that
-    printing a large file never holds the whole document (its dicts) in memory."""
+    """``json.dumps(workspace_json(ws))`` in pieces, a directive at a time, so that printing
+    a large file never holds the whole document (its dicts) in memory, nor keeps the words
+    it reads on the nodes (:func:`~confmig.syntax.jsonform.parsed_chunks`)."""
     files = _all_files(ws)
     includes = _includes(ws, files)
 
     def file_chunks(config: ConfigFile) -> Iterator[str]:
         header = file_header(config)
         header["parsed"] = None
-        nodes = (iter([json.dumps(n)]) for n in parsed_json(config, includes))
-        return _object(header, "parsed", _array(nodes))
+        return _object(header, "parsed", parsed_chunks(config, includes))
 
     return _object(_document(ws, None), "config", _array(file_chunks(f) for f in files))
 

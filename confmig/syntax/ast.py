@@ -112,6 +112,18 @@ class Directive(Node):
             self._read()
         return self._words  # type: ignore[return-value]
 
+    def args_unkept(self) -> list[str]:
+        """The words, as :attr:`args`, without keeping them (nor the argument text) on a node
+        not read yet: a reader that passes over each node once (``parse --format json``)
+        leaves the tree as the parse made it."""
+        words = self._words
+        if not isinstance(words, WordTable):
+            return words
+        text = self._text
+        if text is None:
+            text = self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
+        return words.words(text)
+
     def _read(self) -> None:
         """Cut the argument text from ``raw`` (see :meth:`parsed`) and split it, both shared
         with equal lines of the file; kept once read: a lint reads them several times a

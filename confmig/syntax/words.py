@@ -141,6 +141,14 @@ class WordTable:
             self.lists[args_text] = words
         return words
 
+    def words(self, args_text: str) -> list[str]:
+        """The words of ``args_text`` as :meth:`split` gives them, remembering nothing: the
+        list an equal text was split into already, else a new split that only the caller
+        keeps (a reader passing once over each line, ``parse --format json``, would
+        otherwise fill the table with lines it never meets again)."""
+        found = self.lists.get(args_text)
+        return found if found is not None else split_words(args_text)
+
     def __reduce__(self) -> tuple[type, tuple[()]]:
         # A node sent to another process takes an empty table along, not this file's.
         return (WordTable, ())
