@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from confmig.apache import paths
-from confmig.lint.scopes import Scope, build_scopes
+from confmig.lint.scopes import Scope, Scopes
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config
 from confmig.syntax import ConfigFile, Directive, Node, Section
 from confmig.syntax.parser import decode
@@ -281,6 +281,16 @@ class NodePairs(Sequence[tuple[Node, tuple[Section, ...]]]):
         self._nodes = nodes
         self._parents = parents
 
+    @property
+    def nodes(self) -> list[Node]:
+        """The nodes alone (not to be modified)."""
+        return self._nodes
+
+    @property
+    def parents(self) -> list[tuple[Section, ...]]:
+        """The sections around each node, in the same order (not to be modified)."""
+        return self._parents
+
     def __len__(self) -> int:
         return len(self._nodes)
 
@@ -330,7 +340,7 @@ class FileContext:
     _directive_cache: NodePairs | None = field(default=None, repr=False)
     _raw_walk_cache: NodePairs | None = field(default=None, repr=False)
     _lines_cache: list[str] | None = field(default=None, repr=False)
-    _scope_cache: list[Scope] | None = field(default=None, repr=False)
+    _scope_cache: Scopes | None = field(default=None, repr=False)
     _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
 
     @property
@@ -429,21 +439,25 @@ class FileContext:
         is in force)."""
         return frozenset(d.lname for d, _ in self.directives())
 
-    def scopes(self) -> list[Scope]:
+    def scopes(self) -> Scopes:
         """Every configuration section of this file that holds a directive, in file order
-        (:mod:`confmig.lint.scopes`), computed once; none for an access file Apache never
-        opens (AllowOverride None: CTX003 says so, and nothing in it has any effect)."""
+        (:mod:`confmig.lint.scopes`), grouped once (each :class:`Scope` is made when read);
+        none for an access file Apache never opens (AllowOverride None: CTX003 says so, and
+        nothing in it has any effect)."""
         if self._scope_cache is None:
-            self._scope_cache = build_scopes(self.directives() if self.read_by_apache else (),
-                                             self.is_htaccess, self.directory)
+            if self.read_by_apache:
+                pairs = self.directives()
+                assert isinstance(pairs, NodePairs)
+                self._scope_cache = Scopes(pairs.nodes,  # type: ignore[arg-type]
+                                           pairs.parents, self.is_htaccess, self.directory)
+            else:
+                self._scope_cache = Scopes([], [], self.is_htaccess, self.directory)
         return self._scope_cache
 
     def rewrite_scopes(self) -> list[Scope]:
         """The scopes that hold at least one mod_rewrite directive."""
         if self._rewrite_scope_cache is None:
-            self._rewrite_scope_cache = [
-                s for s in self.scopes()
-                if any(d.lname.startswith("rewrite") for d in s.directives)]
+            self._rewrite_scope_cache = self.scopes().with_rewrite()
         return self._rewrite_scope_cache
 
     def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
