@@ -36,8 +36,10 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     if not ev.trace and not ev.cookies and (conf is None or conf.static):
         env_key = (tuple([name in rnd.env for name in conf.env_names])
                    if conf is not None and conf.env_names else ())
+        # (not the file: nothing here depends on it but an expiry from its mtime, which
+        # is not memoised; requests for different files of one configuration share it)
         key = (id(rnd.config), rnd.content_type, rnd.served, rnd.listing, status < 400,
-               tuple(rnd.vary) if rnd.vary else (), env_key, rnd.filename)
+               tuple(rnd.vary) if rnd.vary else (), env_key)
         found = ev.site.header_sets.get(key)
         if found is not None:
             headers, expires_in = found

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from confmig.model.mapping import NAME_MAX, StatCache
 from confmig.model.merge import OPT_SYM_LINKS, OPT_SYM_OWNER, DirConfig, OptsState
 from confmig.model.rewrite.regex import Regex, to_bytes
-from confmig.model.sections import ConfigSection, SectionKind, section_label
+from confmig.model.sections import ConfigSection, FilesSections, SectionKind, section_label
 from confmig.model.site import DEFAULT_DOCUMENT_ROOT, Site, VirtualServer
 from confmig.model.site_builder import (
     DEFAULT_TYPES_CONFIG,
@@ -263,16 +263,29 @@ def _collapse(path: str) -> str:
     return norm + "/" if trailing and norm != "/" else norm
 
 
-def file_walk(files: Sequence[ConfigSection], filename: str,
+def file_walk(files: Sequence[ConfigSection | FilesSections], filename: str,
               env: dict[str, str] | None = None) -> list[ConfigSection]:
     """``ap_file_walk``: the ``<Files>``/``<FilesMatch>`` of the merged config (in their merge
-    order) that match the last component of *filename*; the named groups of the regex ones
-    go to *env* (see :func:`export_named_groups`)."""
+    order: ``CoreDir.file_groups``, or sections) that match the last component of
+    *filename*; the named groups of the regex ones go to *env* (see
+    :func:`export_named_groups`).  Only the sections that match are built."""
     if not files:
         return []
     name = filename.rsplit("/", 1)[-1]
     out = []
     for entry in files:
+        if isinstance(entry, FilesSections):  # a section's <Files>, built when matched
+            for index, test in enumerate(entry.tests):
+                if isinstance(test, str):
+                    if test != name:
+                        continue
+                elif entry.is_regex(index) and test.names and env is not None:
+                    if export_named_groups(test, name, env) is None:
+                        continue
+                elif test.search(name) is None:
+                    continue
+                out.append(entry.section(index))
+            continue
         if entry.regex is not None:
             if entry.regex.names and env is not None:
                 if export_named_groups(entry.regex, name, env) is None:
@@ -369,7 +382,7 @@ def walk_file(site: Site, server: VirtualServer, filename: str
         sections = [server.defaults, *walk.sections]
         if not walk.status:
             env: dict[str, str] = walk.match_env or {}
-            sections += file_walk(site.merged(sections)["core"].files, walk.filename, env)
+            sections += file_walk(site.merged(sections)["core"].file_groups, walk.filename, env)
             walk.match_env = env or None
         found = server.walks[filename] = (walk, sections, site.merged(sections))
     return found

@@ -192,7 +192,7 @@ class SectionBuilder:
                 default_charset=core.get("default_charset"),
                 error_documents=core.get("error_documents") or _NO_DOCUMENTS,
                 accept_path_info=core.get("accept_path_info"),
-                files=tuple(self.files), ifs=tuple(self.ifs))
+                file_groups=tuple(self.files), ifs=tuple(self.ifs))
         modules: dict[str, Any] = {"core": core_dir}
         t = self.touched
         if "mime" in t:

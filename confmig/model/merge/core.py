@@ -56,6 +56,9 @@ class CoreDir:
 
     ``files``/``ifs`` are the section's ``<Files>``/``<If>`` children (``sec_file``/``sec_if``),
     concatenated on merge.  Sections are typed ``Any`` here to keep this module below the walk.
+    The ``<Files>`` are held as ``file_groups`` (:class:`confmig.model.sections.FilesSections`,
+    one per section that has any), which build a section when the file walk matches it;
+    ``files`` builds them all.
     """
 
     opts: int = OPT_UNSET
@@ -70,13 +73,18 @@ class CoreDir:
     default_charset: tuple[bool, str] | None = None
     error_documents: Mapping[int, tuple[str, Directive]] = field(default_factory=dict)
     accept_path_info: str | None = None
-    files: tuple[Any, ...] = ()
+    file_groups: tuple[Any, ...] = ()
     ifs: tuple[Any, ...] = ()
     # The Options in force (``opts`` without OPT_UNSET), read on every request: stored.
     options: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", self.opts & ~OPT_UNSET)
+
+    @property
+    def files(self) -> tuple[Any, ...]:
+        """Every ``<Files>``/``<FilesMatch>`` section, in merge order (each built)."""
+        return tuple(section for group in self.file_groups for section in group.all())
 
 
 def merge_core(base: CoreDir, new: CoreDir) -> CoreDir:
@@ -105,7 +113,7 @@ def merge_core(base: CoreDir, new: CoreDir) -> CoreDir:
                          else base.default_charset),
         error_documents=docs,
         accept_path_info=new.accept_path_info or base.accept_path_info,
-        files=base.files + new.files,
+        file_groups=base.file_groups + new.file_groups,
         ifs=base.ifs + new.ifs,
     )
 
