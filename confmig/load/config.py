@@ -86,16 +86,18 @@ class _IncludeTarget:
 class _Frame:
     """One level of the loader's explicit stack: the nodes still to read and the list that
     receives them; ``file`` is set when the frame is a whole file (popped from the Include
-    chain when done), ``depth`` is the nesting of the sections that receive the nodes."""
+    chain when done), ``depth`` is the nesting of the sections that receive the nodes;
+    ``variables`` is False when the nodes' file has no ``${`` (nothing to substitute)."""
 
-    __slots__ = ("depth", "file", "items", "original", "out", "parent", "slot")
+    __slots__ = ("depth", "file", "items", "original", "out", "parent", "slot", "variables")
 
     def __init__(self, items: Iterator[Node | _IncludeTarget], out: list[Node], depth: int,
-                 file: str | None = None) -> None:
+                 file: str | None = None, variables: bool = True) -> None:
         self.items = items
         self.out = out
         self.depth = depth
         self.file = file
+        self.variables = variables
         # For a section's body: the section as parsed, and where it sits in the parent's
         # list — a copy with the body as read replaces it there when reading changed it.
         self.original: Section | None = None
@@ -125,9 +127,15 @@ class _Reader:
         self._run()
         return out
 
-    def walk(self, nodes: list[Node]) -> list[Node]:
+    def walk(self, config: ConfigFile) -> list[Node]:
+        """The nodes of one ``.htaccess`` file as read (no Include there)."""
+        if not config.variables and not config.conditional:
+            # Reading changes nothing (no ${VAR}, no conditional section, and the parser
+            # kept sections to the same depth): the parsed nodes themselves, not a copy of
+            # the list (8 bytes a node).
+            return config.nodes
         out: list[Node] = []
-        self.frames.append(_Frame(iter(nodes), out, 0))
+        self.frames.append(_Frame(iter(config.nodes), out, 0, variables=config.variables))
         self._run()
         return out
 
@@ -141,7 +149,7 @@ class _Reader:
             return
         real = os.path.realpath(path)
         self.stack.append(real)
-        self.frames.append(_Frame(iter(config.nodes), out, depth, real))
+        self.frames.append(_Frame(iter(config.nodes), out, depth, real, config.variables))
 
     def _run(self) -> None:
         frames = self.frames
@@ -158,9 +166,9 @@ class _Reader:
             if isinstance(node, _IncludeTarget):
                 self._push_file(node.path, frame.out, frame.depth)
             elif isinstance(node, Directive):
-                self._directive(self._substitute(node), frame)
+                self._directive(self._substitute(node) if frame.variables else node, frame)
             elif isinstance(node, Section):
-                self._section(self._substitute(node), frame)
+                self._section(self._substitute(node) if frame.variables else node, frame)
             else:
                 frame.out.append(node)
 
@@ -263,11 +271,12 @@ class _Reader:
                 self.result.errors.append(ParseError(node.file, node.close_line, 1,
                                                      node.close_error))
                 return
-            self.frames.append(_Frame(iter(node.children), frame.out, frame.depth))
+            self.frames.append(_Frame(iter(node.children), frame.out, frame.depth,
+                                      variables=frame.variables))
             return
         if frame.depth >= MAX_SECTION_DEPTH:
             raise ReadLimitError(depth_error(node.file, node.line, node.column))
-        body = _Frame(iter(node.children), [], frame.depth + 1)
+        body = _Frame(iter(node.children), [], frame.depth + 1, variables=frame.variables)
         body.original, body.parent, body.slot = node, frame.out, len(frame.out)
         frame.out.append(node)
         self.frames.append(body)
@@ -338,5 +347,5 @@ def load_htaccess(
     if not config.ok:
         result.errors.extend(config.errors)
         return result
-    result.nodes = reader.walk(config.nodes)
+    result.nodes = reader.walk(config)
     return result

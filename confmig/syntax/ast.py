@@ -11,7 +11,9 @@ can substitute ``${VAR}`` first and split afterwards, as Apache does.
 
 from __future__ import annotations
 
+import copyreg
 import sys
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -20,25 +22,106 @@ from confmig.syntax.words import WordTable
 _SPACE = " \t\n\r\f\v"  # apr_isspace
 
 
-@dataclass(eq=False, slots=True)
+class Source:
+    """The bytes of one parsed file.  A node whose line as written is one whole physical line
+    of the file, and not one the parser shares with equal lines, reads it from here when asked
+    (:attr:`Node.raw`) instead of keeping a string of its own: a file of distinct lines held
+    each of them as a string besides the file's bytes.  The index of where each physical
+    line starts is made on the first read (4 bytes a line), not by the parse."""
+
+    __slots__ = ("_data", "_starts")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._starts: array[int] | None = None
+
+    def line(self, number: int) -> str:
+        """Physical line ``number`` (1-based, with its newline), decoded as the parser
+        decodes (``surrogateescape``: any byte round-trips)."""
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = self._index()
+        return self._data[starts[number - 1]:starts[number]].decode("utf-8",
+                                                                    "surrogateescape")
+
+    def _index(self) -> array[int]:
+        data = self._data
+        starts = array("I" if len(data) < 1 << 32 else "Q", (0,))
+        find, append = data.find, starts.append
+        at = find(b"\n")
+        while at >= 0:
+            at += 1
+            append(at)
+            at = find(b"\n", at)
+        return starts
+
+    def __reduce__(self) -> tuple[type, tuple[bytes]]:
+        return (Source, (self._data,))
+
+    def __repr__(self) -> str:
+        return f"<Source of {len(self._data)} bytes>"
+
+
+@dataclass(eq=False, slots=True, init=False)
 class Node:
-    file: str
+    """What every node has: its line (1-based, of its first non-blank character) and its text
+    as written (``raw``).  ``file`` and ``column`` are a slot each on the line nodes and read
+    from the section's shape on a :class:`Section`.
+
+    ``_raw`` is the text, or the file's :class:`Source` when the text is the physical line
+    ``line`` of the file (the parser decides; see :class:`Source`).  Giving ``raw`` (to the
+    constructor, ``dataclasses.replace`` or by assignment) stores the string."""
+
     line: int
-    column: int
-    raw: str
+    _raw: str | Source = field(repr=False)
+
+    @property
+    def raw(self) -> str:
+        raw = self._raw
+        return raw if type(raw) is str else raw.line(self.line)  # type: ignore[union-attr]
+
+    @raw.setter
+    def raw(self, text: str) -> None:
+        self._raw = text
 
     @property
     def location(self) -> str:
-        return f"{self.file}:{self.line}:{self.column}"
+        return f"{self.file}:{self.line}:{self.column}"  # type: ignore[attr-defined]
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # A node sent to another process (or copied) takes its line, not its file's bytes.
+        slots = self._slots()
+        slots["_raw"] = self.raw
+        return (copyreg.__newobj__, (type(self),), (None, slots))
+
+    def _slots(self) -> dict[str, object]:
+        """The values of the node's slots (``object.__getstate__`` of a slotted object)."""
+        return dict(self.__getstate__()[1])  # type: ignore[index]
 
 
-@dataclass(eq=False, slots=True)
-class Blank(Node):
+@dataclass(eq=False, slots=True, init=False)
+class _LineNode(Node):
+    """A node of one logical line (blank, comment or directive)."""
+
+    file: str
+    column: int
+
+    def __init__(self, file: str, line: int, column: int, raw: str | Source | None = None,
+                 _raw: str | Source | None = None) -> None:
+        # raw wins over _raw: dataclasses.replace passes _raw, and raw when it is changed
+        self.file = file
+        self.line = line
+        self.column = column
+        self._raw = raw if raw is not None else _raw if _raw is not None else ""
+
+
+@dataclass(eq=False, slots=True, init=False)
+class Blank(_LineNode):
     """A line holding nothing but white space."""
 
 
-@dataclass(eq=False, slots=True)
-class Comment(Node):
+@dataclass(eq=False, slots=True, init=False)
+class Comment(_LineNode):
     """A line whose first non-blank character is ``#`` (continuations included)."""
 
     @property
@@ -48,7 +131,7 @@ class Comment(Node):
 
 
 @dataclass(eq=False, slots=True, init=False)
-class Directive(Node):
+class Directive(_LineNode):
     """One directive: ``Name arg arg ...``.
 
     ``name`` is spelt as written; compare with ``lname``.  ``end_line`` is the
@@ -73,15 +156,16 @@ class Directive(Node):
     _words: list[str] | WordTable = field(repr=False)
     _text: str | None = field(repr=False)
 
-    def __init__(self, file: str, line: int, column: int, raw: str, name: str = "",
-                 args: list[str] | None = None, args_text: str | None = None,
+    def __init__(self, file: str, line: int, column: int, raw: str | Source | None = None,
+                 name: str = "", args: list[str] | None = None, args_text: str | None = None,
                  end_line: int = 0, _words: list[str] | WordTable | None = None,
-                 _text: str | None = "") -> None:
-        # args and args_text win over _words and _text: dataclasses.replace passes both
+                 _text: str | None = "", _raw: str | Source | None = None) -> None:
+        # args, args_text and raw win over _words, _text and _raw: dataclasses.replace
+        # passes both
         self.file = file
         self.line = line
         self.column = column
-        self.raw = raw
+        self._raw = raw if raw is not None else _raw if _raw is not None else ""
         self.name = name
         self.end_line = end_line
         if args is not None:
@@ -92,7 +176,7 @@ class Directive(Node):
         self.lname = sys.intern(name.lower())
 
     @classmethod
-    def parsed(cls, file: str, line: int, column: int, raw: str, name: str,
+    def parsed(cls, file: str, line: int, column: int, raw: str | Source, name: str,
                words: list[str] | WordTable, end_line: int) -> Directive:
         """A node whose argument text is what follows ``name`` in ``raw``, cut when first
         read: the parser checked that ``raw`` has no continuation and no NUL, and starts with
@@ -140,7 +224,50 @@ class Directive(Node):
         self._words = table.split(text)
 
 
-@dataclass(eq=False, slots=True)
+class SectionShape:
+    """What a section's opening and closing lines say, apart from where it is: its file,
+    column, name and arguments, and its closing line (``close_raw``, or the file's
+    :class:`Source` when that is the physical line it is on) and error.  Lines are kept as
+    distances from the opening line (``end_delta``, ``close_delta``), so that the sections of
+    one file written alike share one shape (the parser shares them: a file of ``<Files a>``
+    blocks repeats the same section; one shape each cost 136 bytes and a line number a
+    section).  ``end`` is None for a section not closed, else the closing line's error (""
+    for none).  Never modified: a section given other values gets a shape of its own."""
+
+    __slots__ = ("args", "args_text", "close_delta", "close_raw", "column", "end",
+                 "end_delta", "file", "lname", "name")
+
+    def __init__(self, file: str, column: int, name: str, args: list[str], args_text: str,
+                 end_delta: int, close_raw: str | Source, close_delta: int,
+                 end: str | None) -> None:
+        self.file = file
+        self.column = column
+        self.name = name
+        # compared by every rule and merger: computed once, and shared by every section
+        self.lname = sys.intern(name.lower())
+        self.args = args
+        self.args_text = args_text
+        self.end_delta = end_delta
+        self.close_raw = close_raw
+        self.close_delta = close_delta
+        self.end = end
+
+    def closed_by(self, close_raw: str | Source, close_delta: int, end: str | None
+                  ) -> SectionShape:
+        return SectionShape(self.file, self.column, self.name, self.args, self.args_text,
+                            self.end_delta, close_raw, close_delta, end)
+
+    def key(self) -> tuple[object, ...]:
+        """Equal for shapes that say the same (``args`` is split from ``args_text``)."""
+        return (self.file, self.column, self.name, self.args_text, self.end_delta,
+                self.close_raw, self.close_delta, self.end)
+
+    def __repr__(self) -> str:
+        return (f"SectionShape({self.file!r}, {self.column}, {self.name!r}, {self.args!r}, "
+                f"end={self.end!r})")
+
+
+@dataclass(eq=False, slots=True, init=False)
 class Section(Node):
     """``<Name args>`` … ``</Name>``; ``raw`` is the opening line, ``close_raw`` the closing one.
 
@@ -149,42 +276,121 @@ class Section(Node):
     ``close_error`` is Apache's error for a conditional section's closing line that only a
     true section rejects (``</IfModule> x``: ``ap_build_cont_config`` wants the exact line,
     ``ap_soak_end_container`` skipping a false one does not); the loader reports it.
-    Both live in one slot, ``_end`` (None: not closed; else the closing line's error, ""
-    for none), since a section has one or the other and most have neither: a slot less per
-    node (a 1 MB file of ``<Files>`` blocks has 26,000 sections).
+
+    A section keeps its line, opening text and children; everything else (``file``,
+    ``column``, ``name``, ``lname``, ``args``, ``args_text``, ``end_line``, ``close_raw``,
+    ``close_line``, ``closed``, ``close_error``) is read from its :class:`SectionShape`,
+    which sections written alike share.  Never modify ``args`` in place.
     """
 
-    name: str = ""
-    args: list[str] = field(default_factory=list)
-    args_text: str = ""
-    end_line: int = 0
-    children: list[Node] = field(default_factory=list)
-    close_raw: str = ""
-    close_line: int = 0
-    _end: str | None = field(default="", repr=False)
-    lname: str = field(init=False, repr=False, default="")
+    _shape: SectionShape
+    children: list[Node]
 
-    def __post_init__(self) -> None:
-        self.lname = sys.intern(self.name.lower())
+    def __init__(self, file: str | None = None, line: int = 0, column: int | None = None,
+                 raw: str | Source | None = None, name: str | None = None,
+                 args: list[str] | None = None, args_text: str | None = None,
+                 end_line: int | None = None, children: list[Node] | None = None,
+                 close_raw: str | None = None, close_line: int | None = None,
+                 _raw: str | Source | None = None, _shape: SectionShape | None = None
+                 ) -> None:
+        # What is given wins over _raw and _shape (dataclasses.replace passes those, and
+        # what it changes).
+        self.line = line
+        self._raw = raw if raw is not None else _raw if _raw is not None else ""
+        self.children = children if children is not None else []
+        old = _shape
+        if old is not None and file is None and column is None and name is None \
+                and args is None and args_text is None and end_line is None \
+                and close_raw is None and close_line is None:
+            self._shape = old
+            return
+        self._shape = SectionShape(
+            file if file is not None else old.file if old else "",
+            column if column is not None else old.column if old else 0,
+            name if name is not None else old.name if old else "",
+            args if args is not None else old.args if old else [],
+            args_text if args_text is not None else old.args_text if old else "",
+            end_line - line if end_line is not None else old.end_delta if old else -line,
+            close_raw if close_raw is not None else old.close_raw if old else "",
+            close_line - line if close_line is not None else old.close_delta if old else -line,
+            old.end if old else "")
+
+    def _slots(self) -> dict[str, object]:
+        slots = Node._slots(self)
+        shape = self._shape
+        if type(shape.close_raw) is not str:  # the closing line, not the file's bytes
+            slots["_shape"] = shape.closed_by(self.close_raw, shape.close_delta, shape.end)
+        return slots
+
+    def close_at(self, raw: str | Source, line: int, error: str,
+                 shapes: dict[tuple[object, ...], SectionShape], limit: int) -> None:
+        """The parser's: the section is closed by ``raw`` on ``line`` (with the error only a
+        true conditional section gives, or ""); ``shapes`` are the file's, at most ``limit``
+        of them kept for sharing."""
+        shape = self._shape.closed_by(raw, line - self.line, error)
+        key = shape.key()
+        found = shapes.get(key)
+        if found is None:
+            found = shape
+            if len(shapes) < limit:
+                shapes[key] = shape
+        self._shape = found
+
+    @property
+    def file(self) -> str:
+        return self._shape.file
+
+    @property
+    def column(self) -> int:
+        return self._shape.column
+
+    @property
+    def name(self) -> str:
+        return self._shape.name
+
+    @property
+    def lname(self) -> str:
+        return self._shape.lname
+
+    @property
+    def args(self) -> list[str]:
+        return self._shape.args
+
+    @property
+    def args_text(self) -> str:
+        return self._shape.args_text
+
+    @property
+    def end_line(self) -> int:
+        return self.line + self._shape.end_delta
+
+    @property
+    def close_line(self) -> int:
+        return self.line + self._shape.close_delta
+
+    @property
+    def close_raw(self) -> str:
+        raw = self._shape.close_raw
+        return raw if type(raw) is str else raw.line(self.close_line)  # type: ignore[union-attr]
 
     @property
     def closed(self) -> bool:
-        return self._end is not None
+        return self._shape.end is not None
 
     @closed.setter
     def closed(self, value: bool) -> None:
-        if not value:
-            self._end = None
-        elif self._end is None:
-            self._end = ""
+        shape = self._shape
+        end = (shape.end or "") if value else None
+        self._shape = shape.closed_by(shape.close_raw, shape.close_delta, end)
 
     @property
     def close_error(self) -> str:
-        return self._end or ""
+        return self._shape.end or ""
 
     @close_error.setter
     def close_error(self, message: str) -> None:
-        self._end = message
+        shape = self._shape
+        self._shape = shape.closed_by(shape.close_raw, shape.close_delta, message)
 
     def walk(self) -> Iterator[Node]:
         """Every node below this section, depth first, in file order."""
@@ -237,7 +443,10 @@ class ConfigFile:
     """One parsed file: its nodes, and any parse error (the nodes are then empty).
 
     ``warnings`` are constructs Apache accepts but that are almost certainly
-    mistakes (a conditional section never closed).
+    mistakes (a conditional section never closed).  ``variables`` is False when the file has
+    no ``${`` (no line for the loader to substitute), ``conditional`` False when it has no
+    conditional section (``<IfModule>``…): then reading it as Apache does keeps the nodes as
+    parsed.
     """
 
     path: str
@@ -245,6 +454,8 @@ class ConfigFile:
     errors: list[ParseError] = field(default_factory=list)
     warnings: list[ParseError] = field(default_factory=list)
     line_count: int = 0
+    variables: bool = True
+    conditional: bool = True
 
     @property
     def ok(self) -> bool:

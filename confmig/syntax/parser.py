@@ -30,6 +30,8 @@ from confmig.syntax.ast import (
     ParseError,
     ReadLimitError,
     Section,
+    SectionShape,
+    Source,
 )
 from confmig.syntax.reader import (
     HTACCESS_MAX_LINE,
@@ -38,7 +40,7 @@ from confmig.syntax.reader import (
     LineTooLong,
     logical_bytes,
 )
-from confmig.syntax.words import WordTable, first_word
+from confmig.syntax.words import SHARED_ENTRIES, SHARED_LENGTH, WordTable, first_word
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
@@ -116,13 +118,20 @@ class _Builder:
         self.stack = [_Frame(None, False)]
         # Lines, names, words and word lists repeat from line to line: one shared object
         # each keeps a large file's tree small.  Lines have a table of their own, so that
-        # the words split after the parse (Directive.args) still find room in theirs.
+        # the words split after the parse (Directive.args) still find room in theirs.  A
+        # one-line node whose line is not shared (a long one, or once the table is full)
+        # reads it from the file's bytes when asked (Source), and sections written alike
+        # share one SectionShape.
         self.table = WordTable()
         self._share = self.table.share
-        self._lines = WordTable()
+        self._lines: dict[str, str] = {}
+        self.source = Source(data)
+        self.conditional = False  # a conditional section was read
+        self._shapes: dict[tuple[object, ...], SectionShape] = {}
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
+        lines, source = self._lines, self.source
         while True:
             try:
                 line = reader.next_line()
@@ -132,13 +141,20 @@ class _Builder:
                     f"Error reading {file} at line {exc.line}: Line too long")) from None
             if line is None:
                 break
-            raw = self._lines.share(data[line.start:line.end].decode("utf-8",
-                                                                     "surrogateescape"))
+            written = data[line.start:line.end].decode("utf-8", "surrogateescape")
+            raw: str | Source
+            raw = lines.get(written) or written
+            if raw is written:
+                if line.single and (len(written) >= SHARED_LENGTH
+                                    or len(lines) >= SHARED_ENTRIES):
+                    raw = source  # the physical line line.first: read when asked
+                elif len(written) < SHARED_LENGTH and len(lines) < SHARED_ENTRIES:
+                    lines[written] = written
             text = line.text
             if not text:
                 stack[-1].children.append(Blank(file, line.first, 1, raw))
                 continue
-            row, col = self._position(raw, line.first)
+            row, col = self._position(written, line.first)
             first = text[:1]
             if first == b"#":
                 stack[-1].children.append(Comment(file, row, col, raw))
@@ -148,8 +164,8 @@ class _Builder:
                 self._open(decode(text), raw, row, col, line.last)
             else:
                 reader.allocated()
-                stack[-1].children.append(self._directive(decode(text), raw, row, col,
-                                                          line.last))
+                stack[-1].children.append(self._directive(decode(text), raw, written, row,
+                                                          col, line.last))
         self._end_of_file()
         return stack[0].children
 
@@ -167,7 +183,8 @@ class _Builder:
             return line, lead + 1
         return line + before, lead - skipped.rfind("\n")
 
-    def _directive(self, text: str, raw: str, row: int, col: int, last: int) -> Directive:
+    def _directive(self, text: str, raw: str | Source, written: str, row: int, col: int,
+                   last: int) -> Directive:
         end = row if last == row else last  # one line number object for a one-line directive
         if '"' in text or "'" in text or "\\" in text:
             name, rest = first_word(text)
@@ -175,7 +192,7 @@ class _Builder:
             name = _FIRST_WORD.match(text).group()  # type: ignore[union-attr]
             rest = text[len(name):].lstrip(_SPACE)
         name = self._share(name)
-        if "\\" in raw or "\0" in raw or not name or not text.startswith(name):
+        if "\\" in written or "\0" in written or not name or not text.startswith(name):
             # a continuation, a NUL or a quoted name: the argument text is kept as read
             rest = self._share(rest)
             return Directive(self.file, row, col, raw, name, self.table.split(rest), rest, end)
@@ -185,7 +202,7 @@ class _Builder:
         return Directive.parsed(self.file, row, col, raw, name,
                                 self.table if found is None else found, end)
 
-    def _open(self, text: str, raw: str, row: int, col: int, last: int) -> None:
+    def _open(self, text: str, raw: str | Source, row: int, col: int, last: int) -> None:
         word, rest = first_word(text)
         # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
         # and the argument string '>'.
@@ -208,11 +225,13 @@ class _Builder:
         conditional = section.lname in CONDITIONAL_SECTIONS
         self.reader.allocated()
         if conditional:
+            self.conditional = True
             self.reader.open_buffer()  # ap_build_cont_config / ap_soak_end_container
         self.stack.append(_Frame(section, conditional))
 
-    def _close(self, text: str, raw: str, row: int, col: int) -> None:
+    def _close(self, text: str, raw: str | Source, row: int, col: int) -> None:
         word, _ = first_word(text)
+        error = ""
         frame = self.stack[-1]
         section = frame.section
         if section is None:
@@ -229,7 +248,7 @@ class _Builder:
                 message = f"{word} without matching <{word[2:]} section"
                 if word[2:-1].lower() != name.lower():
                     raise _Stop(ParseError(self.file, row, col, message))
-                section.close_error = message
+                error = message
         else:
             if not word.endswith(">"):
                 raise _Stop(ParseError(self.file, row, col,
@@ -237,8 +256,7 @@ class _Builder:
             if word[2:-1].lower() != name.lower():
                 raise _Stop(ParseError(self.file, row, col,
                                        f"Expected </{name}> but saw {word}"))
-        section.close_raw = raw
-        section.close_line = row
+        section.close_at(raw, row, error, self._shapes, SHARED_ENTRIES)
         # An exact-size copy: a list grown by appends keeps room for more (3 more words for
         # one child: 24 bytes a section).
         section.children = section.children[:]
@@ -267,7 +285,8 @@ def parse_bytes(data: bytes, filename: str = "<string>", *, htaccess: bool = Fal
     the result; :class:`ReadLimitError` is raised for input beyond confmig's own limits."""
     # A UTF-8 byte order mark is not skipped: on Unix Apache reads it as part of the first
     # word (Invalid command '\xef\xbb\xbfOptions'), and so does confmig.
-    result = ConfigFile(path=filename, line_count=data.count(b"\n") + 1)
+    result = ConfigFile(path=filename, line_count=data.count(b"\n") + 1,
+                        variables=b"${" in data, conditional=False)
     if not data:
         return result
     builder = _Builder(data, filename, HTACCESS_MAX_LINE if htaccess else SERVER_MAX_LINE,
@@ -276,6 +295,7 @@ def parse_bytes(data: bytes, filename: str = "<string>", *, htaccess: bool = Fal
         result.nodes = builder.build()
     except _Stop as exc:
         result.errors.append(exc.error)
+    result.conditional = builder.conditional
     return result
 
 

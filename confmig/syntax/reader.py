@@ -64,13 +64,16 @@ class LineTooLong(Exception):
 class RawLine:
     """One logical line: ``data[start:end]`` is everything read for it (so consecutive lines
     tile the file), ``text`` the line as Apache sees it (joined, cut at a NUL, trimmed),
-    ``first`` the physical line it starts on and ``last`` Apache's line number after it."""
+    ``first`` the physical line it starts on and ``last`` Apache's line number after it.
+    ``single``: what was read is the whole physical line ``first`` with its newline (not the
+    rest of a line cut at a NUL), and holds no NUL and no continuation."""
 
     start: int
     end: int
     first: int
     last: int
     text: bytes
+    single: bool = False
 
 
 def _grow(avail: int, contiguous: bool) -> int:
@@ -139,7 +142,8 @@ class ConfigReader:
                 self.physical += 1
                 self.line_number += 1
                 return RawLine(start, lf + 1, first, self.line_number,
-                               data[start:lf].strip(_SPACE))
+                               data[start:lf].strip(_SPACE),
+                               start == 0 or data[start - 1] == 0x0A)
         return self._slow_line(start, first, buffer)
 
     def _slow_line(self, start: int, first: int, buffer: _Buffer) -> RawLine:
@@ -154,13 +158,22 @@ class ConfigReader:
             buffer.avail = _grow(buffer.avail, buffer.last_allocation)
             buffer.last_allocation = True
             self.line_number -= 1
-        self.physical += self.data.count(b"\n", start, self.pos)
+        data, end = self.data, self.pos
+        newlines = data.count(b"\n", start, end)
+        self.physical += newlines
         if len(buf) > self.max_len:
             raise LineTooLong(self.line_number)
         # EOF right after a growth (a last line with no newline, exactly one byte short of
         # the buffer): ap_varbuf_cfg_getline returns APR_EOF and the line is not read.
         text = b"" if status == "EOF" else bytes(buf).strip(_SPACE)
-        return RawLine(start, self.pos, first, self.line_number, text)
+        # a long line read in several reads is still one physical line; the rest of a line
+        # cut at a NUL (read as the next line) is not
+        single = (newlines == 1 and data[end - 1] == 0x0A
+                  and (start == 0 or data[start - 1] == 0x0A)
+                  and data.find(b"\0", start, end) < 0
+                  and data.find(b"\\\n", start, end) < 0
+                  and data.find(b"\\\r\n", start, end) < 0)
+        return RawLine(start, end, first, self.line_number, text, single)
 
     def _getline_core(self, buf: bytearray, bufsize: int) -> str:
         """``ap_cfg_getline_core`` with ``apr_file_gets``: append to ``buf`` (which holds
