@@ -74,7 +74,7 @@ BOUNDS = {
     ("distinct", "parse"): 7.6, ("rewrite", "parse"): 4.7,
     ("sections", "parse"): 10.2, ("sections", "lint"): 18,
     ("templates", "parse"): 6, ("templates", "lint"): 15,
-    ("distinct", "lint"): 29, ("comments", "lint"): 8, ("rewrite", "lint"): 22.5,
+    ("distinct", "lint"): 25, ("comments", "lint"): 8, ("rewrite", "lint"): 22.5,
     ("distinct", "json"): 10.5, ("rewrite", "json"): 7,
 }
 

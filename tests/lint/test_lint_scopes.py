@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from confmig.lint.context import FileContext, make_environment, make_overrides
 from confmig.lint.engine import htaccess_context, lint_text
+from confmig.lint.rules.dup.dup002_duplicate_directive import DuplicateDirective
 from confmig.lint.scopes import SCOPE_SECTIONS, Scopes, build_scopes, walk_directives
 from confmig.load import load_htaccess
 from confmig.syntax import Directive, Section, parse_text
@@ -124,3 +125,83 @@ def test_duplicates_are_still_found_per_section() -> None:
     found = [(f.line, f.message) for f in lint_text(text) if f.code == "DUP002"]
     assert found == [(5, "Header set A 1 is overridden by line 7 (Header set A 2) in "
                          "<Files b>: only the later one applies")]
+
+
+# -- DUP002 over a scope: hashes first, then only the keys met more than once ---------------
+
+_LINES = ["Header set A 1", "Header set a 2", "Header always set A 1", "Header unset A",
+          "Header set B 1 env=x", "Options -Indexes", "Options +Indexes", "Options None",
+          "DirectoryIndex a.html", "DirectoryIndex b.html", "ErrorDocument 404 /x",
+          "ErrorDocument 404 /y", "RewriteRule a b", "AddType text/x .x", "ExpiresActive On"]
+
+
+def _dup002_before(ctx: FileContext) -> list[tuple[int, str]]:
+    """DUP002's findings as the rule found them with every key in its maps (the loop before
+    the hashes were counted first), as (line, message)."""
+    from confmig.lint.rules.dup.dup002_duplicate_directive import (
+        REPEATABLE,
+        _exact,
+        _key,
+        _Seen,
+    )
+
+    out = []
+    for scope in ctx.scopes():
+        seen_exact, seen_key, indexes = _Seen(_exact), _Seen(_key), []
+        for d in scope.directives:
+            if d.lname in REPEATABLE:
+                continue
+            first = seen_exact.first(_exact(d), d)
+            if first is not None:
+                out.append((d.line, f"{d.name} {' '.join(d.args)} repeats line {first.line}: "
+                                    "the repetition changes nothing"))
+                continue
+            if d.lname == "directoryindex":
+                indexes.append(d)
+            key = _key(d)
+            earlier = seen_key.last(key, d) if key is not None else None
+            if earlier is not None:
+                out.append((earlier.line, f"{earlier.name} {' '.join(earlier.args)} is "
+                                          f"overridden by line {d.line} ({d.name} "
+                                          f"{' '.join(d.args)}) in {scope.label}: only the "
+                                          "later one applies"))
+        if len(indexes) > 1:
+            names = " ".join(a for d in indexes for a in d.args)
+            out.append((indexes[-1].line, f"{len(indexes)} DirectoryIndex lines in "
+                                          f"{scope.label} add up: Apache looks for {names}, "
+                                          "in that order"))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_LINES), st.integers(0, 2)), max_size=60))
+def test_dup002_finds_what_it_found_with_every_key_kept(lines: list[tuple[str, int]]) -> None:
+    """Lines of three ``<Files>`` sections and the top level, many of them equal or
+    replacing each other: the same findings, in the same order."""
+    parts = []
+    for line, where in lines:
+        parts.append(f"<Files f{where}>\n{line}\n</Files>\n" if where else f"{line}\n")
+    ctx = file_context("".join(parts))
+    rule = DuplicateDirective()
+    found = [(f.line, f.message) for f in rule.check_file(ctx)]
+    assert found == _dup002_before(ctx)
+
+
+def test_dup002_holds_a_few_bytes_a_directive() -> None:
+    """Its two maps held an int and a dictionary slot per directive (~117 bytes a line of a
+    file of distinct lines): now 8 bytes and a few slots of a table of counts."""
+    lines = 20_000
+    ctx = file_context("".join(f"Header set X-{i} b\n" for i in range(lines)))
+    scope = next(iter(ctx.scopes()))
+    for d in scope.directives:
+        _ = d.args  # (read first, as the other rules do)
+    rule = DuplicateDirective()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        findings = list(rule._check_scope(scope))
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert findings == []
+    assert peak < 40 * lines, f"{peak / lines:.0f} bytes a directive"

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator
 
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
+from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
 # Directives where repeating is the point (each line adds), or which other rules cover.
@@ -73,44 +75,91 @@ def _key(d: Directive) -> tuple[str, ...] | None:
     return keyer(d) if keyer is not None else None
 
 
+def _same_exact(a: Directive, b: Directive) -> bool:
+    """``_exact(a) == _exact(b)``, without making the two tuples."""
+    return a.lname == b.lname and a.args == b.args
+
+
 class _Seen:
     """Directives by key, each key held as its hash only.
 
     A dict of the key tuples themselves (a lowered copy of each header name among them) held
     ~230 bytes per directive: 9 MB for a 1 MB file of distinct lines (issue 10).  A key is
     worked out again only for a directive whose hash is already there, to tell an equal key
-    from a collision.
+    from a collision (or ``same`` is asked, when given: whether two directives' keys are
+    equal).
     """
 
-    __slots__ = ("_by_hash", "_key_of")
+    __slots__ = ("_by_hash", "_key_of", "_same")
 
-    def __init__(self, key_of: Callable[[Directive], tuple[str, ...] | None]) -> None:
+    def __init__(self, key_of: Callable[[Directive], tuple[str, ...] | None],
+                 same: Callable[[Directive, Directive], bool] | None = None) -> None:
         self._key_of = key_of
+        self._same = same
         # hash → the directive, or the directives whose different keys share that hash
         self._by_hash: dict[int, Directive | list[Directive]] = {}
 
     def first(self, key: tuple[str, ...], d: Directive) -> Directive | None:
         """The directive seen first with ``key``; None (and ``d`` kept) when it is new."""
-        return self._put(key, d, replace=False)
+        return self._put(hash(key), d, False, key)
 
     def last(self, key: tuple[str, ...], d: Directive) -> Directive | None:
         """The directive seen last with ``key`` before ``d``, which replaces it."""
-        return self._put(key, d, replace=True)
+        return self._put(hash(key), d, True, key)
 
-    def _put(self, key: tuple[str, ...], d: Directive, replace: bool) -> Directive | None:
-        at = hash(key)
+    def first_at(self, at: int, d: Directive) -> Directive | None:
+        """:meth:`first`, given ``d``'s key's hash or any other number that equal keys have
+        (the key is worked out if needed)."""
+        return self._put(at, d, False, None)
+
+    def last_at(self, at: int, d: Directive) -> Directive | None:
+        """:meth:`last`, given ``d``'s key's hash or any other number equal keys have."""
+        return self._put(at, d, True, None)
+
+    def _put(self, at: int, d: Directive, replace: bool, key: tuple[str, ...] | None
+             ) -> Directive | None:
         found = self._by_hash.get(at)
         if found is None:
             self._by_hash[at] = d
             return None
         others = found if isinstance(found, list) else [found]
-        same = next((o for o in others if self._key_of(o) == key), None)
+        same = self._equal(others, d, key)
         if same is None:
             self._by_hash[at] = [*others, d]
         elif replace:
             kept = [o for o in others if o is not same]
             self._by_hash[at] = [*kept, d] if kept else d
         return same
+
+    def _equal(self, others: list[Directive], d: Directive, key: tuple[str, ...] | None
+               ) -> Directive | None:
+        """The directive of ``others`` whose key is ``d``'s (``key``, when known)."""
+        if self._same is not None:
+            for other in others:
+                if self._same(other, d):
+                    return other
+            return None
+        if key is None:
+            key = self._key_of(d)
+        for other in others:
+            if self._key_of(other) == key:
+                return other
+        return None
+
+
+_NO_KEY = 0   # the print of "no key" (a key's print is never 0)
+
+
+def _print(key: tuple[str, ...]) -> int:
+    """A key's 32-bit print: equal keys have equal prints (a print met twice is compared by
+    its keys, :class:`_Seen`)."""
+    return hash(key) & 0xFFFFFFFF or 1
+
+
+def _bits(directives: int) -> int:
+    """The number of bits of each bit table for ``directives`` keys: a power of two, 16 to
+    32 a key (so that ~95 % of the keys met once are alone in their bit)."""
+    return 1 << max(6, (16 * directives).bit_length())
 
 
 @register
@@ -135,33 +184,83 @@ class DuplicateDirective(Rule):
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.scopes():
-            seen_exact = _Seen(_exact)
-            seen_key = _Seen(_key)
-            indexes: list[Directive] = []
-            for d in scope.directives:
-                if d.lname in REPEATABLE:
-                    continue
-                first = seen_exact.first(_exact(d), d)
+            yield from self._check_scope(scope)
+
+    def _check_scope(self, scope: Scope) -> Iterator[Finding]:
+        """The scope's directives are read twice.  First a 32-bit print of each one's two
+        keys (:func:`_exact`, :func:`_key`; ``_NO_KEY``: none) is kept, and its bit (the
+        print's low bits) set in a table of prints met once, or, when set there already, in
+        a table of prints met more than once.  A key whose bit is met once has no equal, so
+        only the others are kept and compared (:class:`_Seen`), in the second reading.
+        Keeping every key's hash in a dictionary cost an int and a slot per directive (~117
+        bytes a line in the two maps: 4.7 MB for a 1 MB file of distinct lines, issue 10);
+        here a directive costs 4 bytes a key and 4 to 8 bits in each table."""
+        directives = scope.directives
+        if len(directives) < 2:
+            return  # (no pair, and a single DirectoryIndex line)
+        bits = _bits(len(directives))
+        mask = bits - 1
+        exact_once, exact_more = bytearray(bits >> 3), bytearray(bits >> 3)
+        key_once, key_more = bytearray(bits >> 3), bytearray(bits >> 3)
+        exact_prints = array("I")
+        key_prints = array("I")
+        last: Directive | None = None
+        at_exact = at_key = _NO_KEY
+        for d in directives:
+            if d.lname in REPEATABLE:
+                continue
+            # (equal lines share one argument list: a line like the last has its keys)
+            if last is None or d.args is not last.args or d.lname != last.lname:
+                at_exact = _print(_exact(d))
+                key = _key(d)
+                at_key = _NO_KEY if key is None else _print(key)
+            last = d
+            exact_prints.append(at_exact)
+            key_prints.append(at_key)
+            slot = at_exact & mask
+            if exact_once[slot >> 3] & (1 << (slot & 7)):
+                exact_more[slot >> 3] |= 1 << (slot & 7)
+            else:
+                exact_once[slot >> 3] |= 1 << (slot & 7)
+            if at_key != _NO_KEY:
+                slot = at_key & mask
+                if key_once[slot >> 3] & (1 << (slot & 7)):
+                    key_more[slot >> 3] |= 1 << (slot & 7)
+                else:
+                    key_once[slot >> 3] |= 1 << (slot & 7)
+        seen_exact = _Seen(_exact, _same_exact)
+        seen_key = _Seen(_key)
+        indexes: list[Directive] = []
+        i = -1
+        for d in directives:
+            if d.lname in REPEATABLE:
+                continue
+            i += 1
+            at_exact = exact_prints[i]
+            slot = at_exact & mask
+            if exact_more[slot >> 3] & (1 << (slot & 7)):
+                first = seen_exact.first_at(at_exact, d)
                 if first is not None:
                     yield self.finding(d, f"{d.name} {' '.join(d.args)} repeats line "
                                           f"{first.line}: the repetition changes nothing",
                                        severity=Severity.info)
                     continue
-                if d.lname == "directoryindex":
-                    indexes.append(d)
-                key = _key(d)
-                if key is None:
-                    continue
-                earlier = seen_key.last(key, d)
-                if earlier is not None:
-                    yield self.finding(
-                        earlier, f"{earlier.name} {' '.join(earlier.args)} is overridden by "
-                                 f"line {d.line} ({d.name} {' '.join(d.args)}) in "
-                                 f"{scope.label}: only the later one applies")
-            if len(indexes) > 1 and not any(
-                    a.lower() == "disabled" for d in indexes for a in d.args):
-                names = " ".join(a for d in indexes for a in d.args)
-                yield self.finding(indexes[-1], f"{len(indexes)} DirectoryIndex lines in "
-                                                f"{scope.label} add up: Apache looks for "
-                                                f"{names}, in that order",
-                                   severity=Severity.info, hint="write one DirectoryIndex line")
+            if d.lname == "directoryindex":
+                indexes.append(d)
+            at_key = key_prints[i]
+            slot = at_key & mask
+            if at_key == _NO_KEY or not key_more[slot >> 3] & (1 << (slot & 7)):
+                continue
+            earlier = seen_key.last_at(at_key, d)
+            if earlier is not None:
+                yield self.finding(
+                    earlier, f"{earlier.name} {' '.join(earlier.args)} is overridden by "
+                             f"line {d.line} ({d.name} {' '.join(d.args)}) in "
+                             f"{scope.label}: only the later one applies")
+        if len(indexes) > 1 and not any(
+                a.lower() == "disabled" for d in indexes for a in d.args):
+            names = " ".join(a for d in indexes for a in d.args)
+            yield self.finding(indexes[-1], f"{len(indexes)} DirectoryIndex lines in "
+                                            f"{scope.label} add up: Apache looks for "
+                                            f"{names}, in that order",
+                               severity=Severity.info, hint="write one DirectoryIndex line")
