@@ -303,13 +303,16 @@ class NodePairs(Sequence[tuple[Node, tuple[Section, ...]]]):
         return self._nodes[index], self._parents[index]
 
     def only(self, kind: type) -> NodePairs:
-        """The pairs whose node is a ``kind``."""
+        """The pairs whose node is a ``kind`` (these pairs themselves when every node is
+        one: a file of directives alone holds its lists once)."""
         nodes: list[Node] = []
         parents: list[tuple[Section, ...]] = []
         for node, above in zip(self._nodes, self._parents, strict=True):
             if isinstance(node, kind):
                 nodes.append(node)
                 parents.append(above)
+        if len(nodes) == len(self._nodes):
+            return self
         return NodePairs(nodes, parents)
 
 

@@ -112,18 +112,20 @@ class Scope:
 
 class Scopes(Sequence[Scope]):
     """A file's scopes in file order (of their first directive), kept as one index over the
-    file's directive list: the section and enclosing sections of each scope, and its
-    directives' positions in that list.  A :class:`Scope` is made when it is read; those
+    file's directive list: the enclosing sections of each scope (the last its own), where
+    its directives start in their order grouped by scope, and that order when it is not
+    walk order (directives' positions in the list).  A :class:`Scope` is made when it is
+    read; those
     that hold a mod_rewrite directive are kept once made, so that their parsed rules
     (:attr:`Scope.rewrite`) are parsed once for every rule that reads them.
 
     A :class:`Scope` and a list for every section held ~215 bytes each, kept for the whole
     lint: 5.9 MB for a 1 MB file of ``<Files>`` blocks that one rule reads once (issue 10);
-    the index holds ~20 bytes a scope and 4 a directive.
+    the index holds ~12 bytes a scope, and 4 a directive when a section holds sections.
     """
 
     __slots__ = ("_directives", "_directory", "_enclosing", "_htaccess", "_kept", "_order",
-                 "_rewrite", "_sections", "_starts")
+                 "_rewrite", "_starts")
 
     def __init__(self, directives: list[Directive],
                  parents: Iterable[tuple[Section, ...]], htaccess: bool,
@@ -134,26 +136,27 @@ class Scopes(Sequence[Scope]):
         self._htaccess = htaccess
         self._directory = directory
         self._kept: dict[int, Scope] = {}
-        self._sections: list[Section | None] = []
+        # each scope's enclosing sections, the last its own ((): the top level's)
         self._enclosing: list[tuple[Section, ...]] = []
         self._rewrite: set[int] = set()    # the scopes with a mod_rewrite directive
-        numbers = self._number(directives, parents)
-        self._starts, self._order = self._group(numbers, len(self._sections))
-
-    def _new(self, section: Section | None, enclosing: tuple[Section, ...]) -> int:
-        self._sections.append(section)
-        self._enclosing.append(enclosing)
-        return len(self._sections) - 1
+        self._starts, self._order = self._number(directives, parents)
 
     def _number(self, directives: Iterable[Directive], parents: Iterable[tuple[Section, ...]]
-                ) -> array[int]:
-        """The scope number of each directive, numbered in order of first appearance.  The
-        directives come in walk order (depth first), so a section left is never met again:
-        the scope sections open around the current directive are a stack.  (``in`` on a
-        tuple of sections compares identities: a section is equal to itself alone.)"""
-        numbers = array("I")
+                ) -> tuple[array[int], array[int] | None]:
+        """Where each scope's directives start in the grouped order, and that order (the
+        directives' positions, stably grouped by scope; None: walk order keeps each scope's
+        directives together, as in a file whose sections hold no sections).
+
+        Scopes are numbered in order of first appearance.  The directives come in walk order
+        (depth first), so a section left is never met again: the scope sections open around
+        the current directive are a stack.  (``in`` on a tuple of sections compares
+        identities: a section is equal to itself alone.)"""
+        starts = array("I")            # while grouped: where each scope starts
+        numbers: array[int] | None = None   # once not: each directive's scope number
         rewrite = self._rewrite
         top = -1                                  # the top level's number, once it has one
+        current = -1
+        count = 0
         open_: list[tuple[Section, int]] = []     # (scope section, its number), innermost last
         for directive, above in zip(directives, parents, strict=True):
             inner = None
@@ -163,7 +166,7 @@ class Scopes(Sequence[Scope]):
                     break
             if inner is None:
                 if top < 0:
-                    top = self._new(None, ())
+                    top = self._new(())
                 number = top
             else:
                 while open_ and open_[-1][0] is not inner and open_[-1][0] not in above:
@@ -171,30 +174,46 @@ class Scopes(Sequence[Scope]):
                 if open_ and open_[-1][0] is inner:
                     number = open_[-1][1]
                 else:
-                    number = self._new(inner, above[:above.index(inner) + 1])
+                    number = self._new(above[:above.index(inner) + 1])
                     open_.append((inner, number))
-            numbers.append(number)
+            if numbers is not None:
+                numbers.append(number)
+            elif number != current:
+                if number == len(starts):         # a new scope, after the last one's
+                    starts.append(count)
+                else:                             # back to an earlier one
+                    numbers = self._numbers_so_far(starts, count)
+                    numbers.append(number)
+            current = number
+            count += 1
             if directive.lname.startswith("rewrite"):
                 rewrite.add(number)
+        if numbers is None:
+            starts.append(count)
+            return starts, None
+        return self._group(numbers, len(self._enclosing))
+
+    def _new(self, enclosing: tuple[Section, ...]) -> int:
+        self._enclosing.append(enclosing)
+        return len(self._enclosing) - 1
+
+    @staticmethod
+    def _numbers_so_far(starts: array[int], count: int) -> array[int]:
+        """The scope number of each of the first ``count`` directives, grouped so far."""
+        numbers = array("I")
+        for number, start in enumerate(starts):
+            end = starts[number + 1] if number + 1 < len(starts) else count
+            numbers.extend(array("I", [number]) * (end - start))
         return numbers
 
     @staticmethod
-    def _group(numbers: array[int], count: int) -> tuple[array[int], array[int] | None]:
-        """Where each scope's directives start in the grouped order, and that order (the
-        directives' positions, stably grouped by scope; None: walk order is grouped
-        already, as in a file whose sections hold no sections)."""
+    def _group(numbers: array[int], count: int) -> tuple[array[int], array[int]]:
+        """Where each of ``count`` scopes starts in the grouped order, and that order."""
         sizes = array("I", bytes(4 * (count + 1)))
-        grouped = True
-        last = 0
         for number in numbers:
             sizes[number + 1] += 1
-            if number < last:
-                grouped = False
-            last = number
         for i in range(count):
             sizes[i + 1] += sizes[i]
-        if grouped:
-            return sizes, None
         order = array("I", bytes(4 * len(numbers)))
         at = array("I", sizes)
         for position, number in enumerate(numbers):
@@ -203,7 +222,7 @@ class Scopes(Sequence[Scope]):
         return sizes, order
 
     def __len__(self) -> int:
-        return len(self._sections)
+        return len(self._enclosing)
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
         if isinstance(index, slice):
@@ -231,7 +250,8 @@ class Scopes(Sequence[Scope]):
             directives = every[start:end]
         else:
             directives = [every[i] for i in self._order[start:end]]
-        scope = Scope(self._sections[number], self._enclosing[number], self._htaccess,
+        enclosing = self._enclosing[number]
+        scope = Scope(enclosing[-1] if enclosing else None, enclosing, self._htaccess,
                       self._directory, directives)
         if number in self._rewrite:
             self._kept[number] = scope
