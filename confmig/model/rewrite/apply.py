@@ -294,10 +294,11 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
     """``apply_rewrite_rule`` once the pattern matched and the conditions held (both tested by
     :func:`apply_list`): the substitution and the flags."""
     trace = st.trace
+    flags = rule.flags
     newuri = ""
-    if not rule.nosub:
+    if not flags.nosub:
         newuri, unsafe = expand_tracking(rule.substitution, st, rule,
-                                         track=not rule.rare.unsafe_allow_3f)
+                                         track=not flags.unsafe_allow_3f)
         if trace:
             st.steps[-1].result = newuri
         if unsafe > 0:
@@ -307,15 +308,15 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
             result.status = 403
             return _STATUS_SET
 
-    if rule.rare.env or rule.rare.cookies:
+    if flags.env or flags.cookies:
         done: list[str] = []
-        for spec in rule.rare.env:
+        for spec in flags.env:
             value = compile_template(spec)(st, None)  # expand(), one call less
             _set_env(value, st)
             if trace:
                 done.append(f"unset env {value[1:]}" if value.startswith("!") else
                             "env {}={!r}".format(*value.partition(":")[::2]))
-        for spec in rule.rare.cookies:
+        for spec in flags.cookies:
             value = expand(spec, st)
             _add_cookie(value, st)
             if trace:
@@ -323,11 +324,11 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
         if trace:
             _note(st, "; ".join(done))
 
-    if rule.nosub:
-        if rule.rare.mime_type or rule.rare.handler:
+    if flags.nosub:
+        if flags.mime_type or flags.handler:
             _force_type_handler(rule, st)
-        if rule.status_flag:
-            result.status = rule.redirect_code
+        if flags.status_flag:
+            result.status = flags.redirect_code
         return _NOSUB
 
     prefix_added = False
@@ -336,32 +337,32 @@ def _substitute(rule: RewriteRule, st: EvalState, result: PassResult) -> int:
         if perdir is not None:
             newuri = perdir + newuri
             prefix_added = True
-        elif not (rule.rare.proxy or rule.redirect):
+        elif not (flags.proxy or flags.redirect):
             newuri = "/" + newuri
             prefix_added = True
 
     st.filename = newuri
-    if perdir is not None and rule.rare.discard_path_info:
+    if perdir is not None and flags.discard_path_info:
         st.path_info = ""
     _splitout_queryargs(rule, st)
 
-    if rule.rare.proxy:
+    if flags.proxy:
         _fully_qualify(st)
         st.filename = "proxy:" + st.filename
         return _MATCH
-    if rule.redirect:
+    if flags.redirect:
         _fully_qualify(st)
-        result.status = rule.redirect_code
+        result.status = flags.redirect_code
         return _MATCH
     if not st.filename.startswith("/"):  # only "scheme://..." can be reduced or redirect
         _reduce_uri(st)
         if is_absolute_uri(st.filename)[0]:
-            result.status = rule.redirect_code
+            result.status = flags.redirect_code
             return _MATCH
-    if (not (rule.rare.unc or prefix_added) and st.filename.startswith("//")
+    if (not (flags.unc or prefix_added) and st.filename.startswith("//")
             and rule.substitution[:2] != "//"):  # merge leading slashes unless written so
         st.filename = "/" + st.filename.lstrip("/")
-    if rule.rare.mime_type or rule.rare.handler:
+    if flags.mime_type or flags.handler:
         _force_type_handler(rule, st)
     return _MATCH
 
@@ -419,18 +420,20 @@ def _add_cookie(spec: str, st: EvalState) -> None:
 
 
 def _force_type_handler(rule: RewriteRule, st: EvalState) -> None:
-    if rule.rare.mime_type:
-        value = expand(rule.rare.mime_type, st, rule)
+    flags = rule.flags
+    if flags.mime_type:
+        value = expand(flags.mime_type, st, rule)
         if value:
             st.mime_type = value.lower()
-    if rule.rare.handler:
-        value = expand(rule.rare.handler, st, rule)
+    if flags.handler:
+        value = expand(flags.handler, st, rule)
         if value:
             st.handler = value.lower()
 
 
 def _splitout_queryargs(rule: RewriteRule, st: EvalState) -> None:
-    if rule.rare.qsnone:
+    flags = rule.flags
+    if flags.qsnone:
         st.args = None
         return
     fname = st.filename
@@ -440,14 +443,14 @@ def _splitout_queryargs(rule: RewriteRule, st: EvalState) -> None:
         if skip and not sqs:
             st.args = None
             return
-    if rule.rare.qsdiscard:
+    if flags.qsdiscard:
         st.args = None
-    q = fname.rfind("?", skip) if rule.rare.qslast else fname.find("?", skip)
+    q = fname.rfind("?", skip) if flags.qslast else fname.find("?", skip)
     if q < 0:
         return
     newq = fname[q + 1:]
     st.filename = fname[:q]
-    if rule.qsappend:
+    if flags.qsappend:
         if newq:
             st.args = newq + "&" + (st.args or "")
     else:
@@ -541,7 +544,8 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
     subject = _subject(st)  # made again only after a rule that matched (and may have changed it)
     while i < n:
         rule = rules[i]
-        if subrequest and (rule.rare.nosubreq or rule.redirect):
+        flags = rule.flags
+        if subrequest and (flags.nosubreq or flags.redirect):
             i += 1
             continue
         if st.vary:
@@ -549,8 +553,8 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
         # The pattern test of apply_rewrite_rule.
         captures = rule.regex.search(subject)
         if trace:
-            _add_step(st, Step(rule, subject, (captures is not None) != rule.negate))
-        if (captures is not None) == rule.negate:
+            _add_step(st, Step(rule, subject, (captures is not None) != flags.negate))
+        if (captures is not None) == flags.negate:
             rc = _NOMATCH
         else:
             # The conditions (most rules whose pattern matched stop here), then the rest of
@@ -558,7 +562,7 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
             if st.vary_this:
                 st.vary_this = []
             st.br_cond = None
-            st.br_rule = None if rule.negate else captures
+            st.br_rule = None if flags.negate else captures
             if trace:
                 holds = _conditions_hold(rule.conditions, st)
             else:
@@ -568,7 +572,7 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
                 holds = check(st)
             rc = _substitute(rule, st, result) if holds else _NOMATCH
         if rc == _NOMATCH:
-            if rule.chain:
+            if flags.chain:
                 while i < n and rules[i].chain:
                     if trace and i + 1 < n:
                         _add_step(st, Step(rules[i + 1], "", False,
@@ -579,7 +583,7 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
             continue
         if rc != _NOSUB:  # a substitution ("-" leaves the filename alone)
             subject = _subject(st)
-        if not rule.nosub:
+        if not flags.nosub:
             result.lastsub = rule
         if len(st.filename) > limit // 4 and len(to_bytes(st.filename)) > limit:
             # strlen(r->filename) > 2 * LimitRequestLine: bytes, not characters.
@@ -595,31 +599,31 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
         if rc == _STATUS_SET:
             result.value = ACTION_STATUS_SET
             return result
-        if rule.status_flag:
+        if flags.status_flag:
             result.value = ACTION_STATUS
             return result
         if rc != _NOSUB:
-            result.value = ACTION_NOESCAPE if rule.rare.noescape else ACTION_NORMAL
-        if rule.rare.passthrough:
+            result.value = ACTION_NOESCAPE if flags.noescape else ACTION_NORMAL
+        if flags.passthrough:
             st.filename = "passthrough:" + st.filename
             result.value = ACTION_NORMAL
             _note(st, "[PT]: passed on to the next URL-to-filename translators")
             break
-        if rule.end:
+        if flags.end:
             result.end = True
             if st.trace:
                 _note(st, "[END]: no more rewriting for this request")
             break
-        if rule.rare.proxy or rule.last:
+        if flags.proxy or flags.last:
             if st.trace:
-                _note(st, "[L]: end of this pass" if rule.last else "[P]: proxy")
+                _note(st, "[L]: end of this pass" if flags.last else "[P]: proxy")
             break
-        if rule.rare.next:
+        if flags.next:
             rounds += 1
-            if rounds >= rule.rare.max_rounds:
+            if rounds >= flags.max_rounds:
                 result.status = 500
                 result.value = ACTION_STATUS
-                message = (f"exceeded maximum number of rounds ({rule.rare.max_rounds}) via [N] "
+                message = (f"exceeded maximum number of rounds ({flags.max_rounds}) via [N] "
                            "→ 500")
                 _note(st, message)
                 limits.record(f"mod_rewrite: {message}")
@@ -628,9 +632,9 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
                 _note(st, f"[N]: starting round {rounds}")
             i = 0
             continue
-        if rule.rare.skip > 0:
-            _note(st, f"[S={rule.rare.skip}]: skipping {rule.rare.skip} rule(s)")
-            i = min(i + rule.rare.skip, n)
+        if flags.skip > 0:
+            _note(st, f"[S={flags.skip}]: skipping {flags.skip} rule(s)")
+            i = min(i + flags.skip, n)
         i += 1
     return result
 

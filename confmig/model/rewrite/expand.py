@@ -187,8 +187,8 @@ def expand_tracking(text: str, st: EvalState, rule: RewriteRule | None,
                     track: bool = True) -> tuple[str, int]:
     """``(expansion, unsafe_qmark)``: -1 no ``?``; 0 the deciding ``?`` is literal; 1 it came
     from an expansion."""
-    qsl = rule is not None and rule.rare.qslast
-    escape = rule is not None and rule.rare.escape_backrefs
+    qsl = rule is not None and rule.flags.qslast
+    escape = rule is not None and rule.flags.escape_backrefs
     tracking = track
     unsafe = -1
     out: list[str] = []
@@ -211,9 +211,9 @@ def expand_tracking(text: str, st: EvalState, rule: RewriteRule | None,
             piece = captures.group(tok[2]) if captures is not None else ""
             if piece and escape:
                 assert rule is not None
-                rare = rule.rare
-                piece = escape_backref(piece, rare.backref_escapes, rare.backref_noescapes,
-                                       noplus=rare.backref_noplus, ctls=rare.backref_ctls)
+                flags = rule.flags
+                piece = escape_backref(piece, flags.backref_escapes, flags.backref_noescapes,
+                                       noplus=flags.backref_noplus, ctls=flags.backref_ctls)
             if not piece:
                 continue  # an empty back-reference is not an "expansion" for the ? check
         else:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from confmig.model.rewrite.rules import Condition, RewriteRule
+from confmig.model.rewrite.rules import Condition, RuleFlags
 from confmig.model.rewrite.uri import atoi
 
 _SPACE = " \t\n\v\f\r"
@@ -50,121 +50,122 @@ def cond_flag(cond: Condition, key: str) -> str | None:
     return None
 
 
-def rule_flag(rule: RewriteRule, key: str, val: str, notes: list[str]) -> str | None:
-    """``cmd_rewriterule_setflag``: dispatch on the first letter as Apache does."""
+def rule_flag(flags: RuleFlags, key: str, val: str, notes: list[str]) -> str | None:
+    """``cmd_rewriterule_setflag``: dispatch on the first letter as Apache does (into the
+    rule's :class:`RuleFlags`, not shared yet)."""
     if not key:
         return "unknown flag ''"
     first, rest = key[0].lower(), key[1:].lower()
     error = False
     if first == "b":
         if not rest or rest == "ackrefescaping":
-            rule.escape_backrefs = True
+            flags.escape_backrefs = True
             if val:
-                rule.backref_escapes = val
+                flags.backref_escapes = val
         elif rest == "ne":
             if not val:
                 return "flag 'BNE' wants a list of characters (i.e. [BNE=...])"
-            rule.backref_noescapes = val
+            flags.backref_noescapes = val
         elif rest in ("np", "ackrefernoplus"):
-            rule.backref_noplus = True
+            flags.backref_noplus = True
         elif rest == "ctls":
-            rule.backref_ctls = rule.escape_backrefs = True
+            flags.backref_ctls = flags.escape_backrefs = True
         else:
             error = True
     elif first == "c":
         if not rest or rest == "hain":
-            rule.chain = True
+            flags.chain = True
         elif rest in ("o", "ookie"):
-            rule.cookies = [*rule.cookies, val]
+            flags.cookies = [*flags.cookies, val]
         else:
             error = True
     elif first == "d":
         # Only D, DPI and discardpath mean DPI; the branch has no error case, so any other
         # flag starting with D is accepted and ignored.
         if rest in ("", "pi", "iscardpath"):
-            rule.discard_path_info = True
+            flags.discard_path_info = True
         else:
             notes.append(f"RewriteRule flag '{key}' is accepted by Apache but does nothing "
                          "(only D, DPI and discardpath discard PATH_INFO)")
     elif first == "e":
         if not rest or rest == "nv":
-            rule.env = [*rule.env, val]
+            flags.env = [*flags.env, val]
         elif rest == "nd":
-            rule.end = True
+            flags.end = True
         else:
             error = True
     elif first == "f":
         if not rest or rest == "orbidden":
-            rule.status_flag = rule.nosub = True
-            rule.redirect_code = 403
+            flags.status_flag = flags.nosub = True
+            flags.redirect_code = 403
         else:
             error = True
     elif first == "g":
         if not rest or rest == "one":
-            rule.status_flag = rule.nosub = True
-            rule.redirect_code = 410
+            flags.status_flag = flags.nosub = True
+            flags.redirect_code = 410
         else:
             error = True
     elif first == "h":
         if not rest or rest == "andler":
-            rule.handler = val
+            flags.handler = val
         else:
             error = True
     elif first == "l":
         if not rest or rest == "ast":
-            rule.last = True
+            flags.last = True
         else:
             error = True
     elif first == "n":
         if rest in ("e", "oescape"):
-            rule.noescape = True
+            flags.noescape = True
         elif not rest or rest == "ext":
-            rule.next = True
+            flags.next = True
             if val:
-                rule.max_rounds = atoi(val)
+                flags.max_rounds = atoi(val)
         elif rest in ("s", "osubreq"):
-            rule.nosubreq = True
+            flags.nosubreq = True
         elif rest in ("c", "ocase"):
-            rule.nocase = True
+            flags.nocase = True
         else:
             error = True
     elif first == "p":
         if not rest or rest == "roxy":
-            rule.proxy = True
+            flags.proxy = True
         elif rest in ("t", "assthrough"):
-            rule.passthrough = True
+            flags.passthrough = True
         else:
             error = True
     elif first == "q":
         if rest in ("sa", "sappend"):
-            rule.qsappend = True
+            flags.qsappend = True
         elif rest in ("sd", "sdiscard"):
-            rule.qsdiscard = True
+            flags.qsdiscard = True
         elif rest in ("sl", "slast"):
-            rule.qslast = True
+            flags.qslast = True
         else:
             error = True
     elif first == "r":
         if not rest or rest == "edirect":
-            return _redirect_flag(rule, val)
+            return _redirect_flag(flags, val)
         error = True
     elif first == "s":
         if not rest or rest == "kip":
-            rule.skip = atoi(val)
+            flags.skip = atoi(val)
         else:
             error = True
     elif first == "t":
         if not rest or rest == "ype":
-            rule.mime_type = val
+            flags.mime_type = val
         else:
             error = True
     elif first == "u":
         if rest == "nsafeprefixstat":
-            rule.unsafe_prefix_stat = True
+            flags.unsafe_prefix_stat = True
         elif rest == "nsafeallow3f":
-            rule.unsafe_allow_3f = True
+            flags.unsafe_allow_3f = True
         elif rest == "nc":
-            rule.unc = True
+            flags.unc = True
         else:
             error = True
     else:
@@ -172,8 +173,8 @@ def rule_flag(rule: RewriteRule, key: str, val: str, notes: list[str]) -> str | 
     return f"unknown flag '{key}'" if error else None
 
 
-def _redirect_flag(rule: RewriteRule, val: str) -> str | None:
-    rule.redirect = True
+def _redirect_flag(flags: RuleFlags, val: str) -> str | None:
+    flags.redirect = True
     if not val:
         return None
     low = val.lower()
@@ -188,8 +189,8 @@ def _redirect_flag(rule: RewriteRule, val: str) -> str | None:
         if status != 500 and status not in _KNOWN_STATUS:
             return f"invalid HTTP response code '{val}' for flag 'R'"
         if not 300 <= status < 400:
-            rule.status_flag = rule.nosub = True
+            flags.status_flag = flags.nosub = True
     else:
         status = 0  # Apache keeps 0 and later falls back to 302
-    rule.redirect_code = status
+    flags.redirect_code = status
     return None

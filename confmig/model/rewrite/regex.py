@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 import pcre2
 
@@ -83,6 +84,20 @@ class Captures:
         return len(self._groups or ())
 
 
+class _Shape(NamedTuple):
+    """What a pattern's compile tells of it, besides the compiled code: one tuple shared by
+    the patterns alike (a 1 MB file of 20,000 rules held three slots of these per pattern)."""
+
+    groups: int  # capturing groups including $0, at most MAX_REG_MATCH
+    nocase: bool
+    names: tuple[tuple[int, str], ...]
+    empty: bool | None  # whether it matches the empty subject (None: PCRE2 gave up)
+
+
+_SHAPES: dict[_Shape, _Shape] = {}
+_MAX_SHAPES = 4096  # bounded: a shape with many named groups is rare
+
+
 class Regex:
     """A pattern from a config, compiled once with pcre2 as Apache would compile it.
 
@@ -93,24 +108,39 @@ class Regex:
     its compiled pattern: :func:`_compiled`'s bounded cache does (a 1 MB file of distinct
     rules kept 20,000 compiled patterns, 3.9 MB of Python objects, and PCRE2's code)."""
 
-    __slots__ = ("_groups", "names", "nocase", "search", "source")
+    __slots__ = ("_shape", "search", "source")
 
     def __init__(self, source: str, nocase: bool = False) -> None:
         self.source = source
-        self.nocase = nocase
         pattern = _compiled(source, nocase)
-        self._groups: int = min(pattern.groups + 1, MAX_REG_MATCH)
         # the named groups, as ``ap_regname`` lists them: (number, name)
-        self.names: tuple[tuple[int, str], ...] = tuple(sorted(
+        names = tuple(sorted(
             (number, name if isinstance(name, str) else from_bytes(name))
             for name, number in pattern.groupindex.items()))
+        try:
+            empty: bool | None = pattern.search(b"") is not None
+        except pcre2.LibraryError:
+            empty = None  # asked again (and recorded) by matches("")
+        shape = _Shape(min(pattern.groups + 1, MAX_REG_MATCH), nocase, names, empty)
+        if len(_SHAPES) < _MAX_SHAPES:
+            shape = _SHAPES.setdefault(shape, shape)
+        self._shape = shape
         self.search: Callable[[str], Captures | None]  # made by __getattr__ on first use
+
+    @property
+    def nocase(self) -> bool:
+        return self._shape.nocase
+
+    @property
+    def names(self) -> tuple[tuple[int, str], ...]:
+        """The named groups, as ``ap_regname`` lists them: (number, name)."""
+        return self._shape.names
 
     @property
     def captures(self) -> int:
         """The highest ``$N``/``%N`` a match of this pattern gives a value: its capturing
         groups as compiled, at most 9 (``ap_regexec`` fills ``MAX_REG_MATCH`` slots)."""
-        return self._groups - 1
+        return self._shape.groups - 1
 
     def __getattr__(self, name: str) -> Callable[[str], Captures | None]:
         """Called only for an attribute that is not set: ``search`` before its first use."""
@@ -123,6 +153,8 @@ class Regex:
         """Whether *subject* matches, as ``search`` decides, without keeping the function
         ``search`` is (a lint asks each pattern of a file once: that function and its cells,
         kept on each of a 1 MB file's 20,000 rules, were 6.7 MB)."""
+        if not subject and self._shape.empty is not None:
+            return self._shape.empty  # asked when it was compiled (a lint asks every pattern)
         try:
             search = object.__getattribute__(self, "search")
         except AttributeError:
@@ -138,7 +170,7 @@ class Regex:
             return self._gave_up(from_bytes(subject), exc)
         if m is None:
             return None
-        return m.start(), m.end(), Captures(m, subject, self._groups)
+        return m.start(), m.end(), Captures(m, subject, self._shape.groups)
 
     def named_groups(self, subject: str) -> list[tuple[str, str]] | None:
         """The named groups that took part in a match of *subject* (name, value), any group
@@ -175,7 +207,7 @@ class Regex:
                 g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
                 return Captures(None, b"", groups, [g0] * groups)
             return anything
-        count = self._groups
+        count = self._shape.groups
         pattern_search = self._pattern().search
         source = self.source  # not self: the closure, held by self, would make a cycle
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,11 +60,26 @@ class Condition:
 
 
 @dataclass(eq=False, slots=True)
-class RareFlags:
-    """The flags and values of a RewriteRule that few rules have, kept apart: a rule with
-    none of them shares :data:`NO_RARE_FLAGS` (a rule of 40 slots was 360 bytes: 7.2 MB of
-    a 1 MB file of rules).  Read and written through the rule's attributes of these names."""
+class RuleFlags:
+    """What a RewriteRule's flag field (and its ``!`` and substitution's ``-``/``?``) decide,
+    in one object shared by the rules whose flags are the same (a rule of 19 slots was 184
+    bytes, 3.7 MB of a 1 MB file of rules, now 80; most files use a handful of flag fields): see
+    :func:`confmig.model.rewrite.parse.shared_flags`.  Read through the rule's attributes of
+    the same names (the engine reads ``rule.flags.…`` directly); setting one of those gives
+    the rule a copy of its own first, so a shared object is never modified."""
 
+    flags_text: str = ""
+    negate: bool = False
+    drops_question: bool = False  # the substitution's trailing "?" (no QSA) is not kept
+    nosub: bool = False  # substitution "-" or a status flag (F, G, R=4xx/5xx)
+    status_flag: bool = False  # F, G or a non-redirect R=code: answer ``redirect_code``
+    redirect: bool = False  # R
+    redirect_code: int = 302  # forced_responsecode (403 for F, 410 for G)
+    last: bool = False
+    end: bool = False
+    chain: bool = False
+    nocase: bool = False
+    qsappend: bool = False
     next: bool = False
     max_rounds: int = MAX_ROUNDS
     skip: int = 0
@@ -90,74 +105,80 @@ class RareFlags:
     unc: bool = False
 
 
-NO_RARE_FLAGS = RareFlags()  # shared by every rule without a rare flag: never modified
+NO_FLAGS = RuleFlags()  # a rule's until its flags are parsed: never modified
 
 
-def _rare(name: str) -> Any:
-    """The rule's attribute *name*, kept in its :class:`RareFlags` (read with a C getter: the
-    engine reads several for every rule that matches); setting it gives the rule flags of
-    its own first."""
+def _flag(name: str) -> Any:
+    """The rule's attribute *name*, kept in its :class:`RuleFlags` (read with a C getter);
+    setting it gives the rule a copy of its flags first (they may be shared)."""
     def set_flag(rule: RewriteRule, value: object) -> None:
-        if rule.rare is NO_RARE_FLAGS:
-            rule.rare = RareFlags()
-        setattr(rule.rare, name, value)
-    return property(attrgetter(f"rare.{name}"), set_flag)
+        rule.flags = replace(rule.flags, **{name: value})
+    return property(attrgetter(f"flags.{name}"), set_flag)
 
 
 @dataclass(eq=False, slots=True)
 class RewriteRule:
-    """One RewriteRule with its conditions and decoded flags."""
+    """One RewriteRule with its conditions and decoded flags (in ``flags``)."""
 
     directive: Directive | None
-    pattern: str
-    regex: Regex
-    substitution: str
-    raw_substitution: str
-    # Empty sequences are one shared tuple (a 1 MB file of rules without conditions or
-    # [E]/[CO] flags made three empty lists per rule); never modified in place.
+    regex: Regex  # its source is the pattern, "!" removed (``pattern``)
+    substitution: str  # as written, but for the "?" ``flags.drops_question`` says it lost
+    # Empty sequences are one shared tuple (a 1 MB file of rules without conditions made
+    # an empty list per rule); never modified in place.
     conditions: Sequence[Condition] = ()
-    flags_text: str = ""
-    negate: bool = False
-    nosub: bool = False  # substitution "-" or a status flag (F, G, R=4xx/5xx)
-    status_flag: bool = False  # F, G or a non-redirect R=code: answer ``redirect_code``
-    redirect: bool = False  # R
-    redirect_code: int = 302  # forced_responsecode (403 for F, 410 for G)
-    last: bool = False
-    end: bool = False
-    chain: bool = False
-    nocase: bool = False
-    qsappend: bool = False
-    rare: RareFlags = NO_RARE_FLAGS
+    flags: RuleFlags = NO_FLAGS
     # The conditions as one function of the evaluation state (apply._conditions_checker),
     # made on first use.
     conditions_check: Callable[..., bool] | None = field(default=None, repr=False)
 
-    # The rest, in ``rare`` (RareFlags): the same names, read and written here.
-    next = _rare("next")
-    max_rounds = _rare("max_rounds")
-    skip = _rare("skip")
-    noescape = _rare("noescape")
-    passthrough = _rare("passthrough")
-    proxy = _rare("proxy")
-    qsdiscard = _rare("qsdiscard")
-    qslast = _rare("qslast")
-    qsnone = _rare("qsnone")
-    nosubreq = _rare("nosubreq")
-    discard_path_info = _rare("discard_path_info")
-    escape_backrefs = _rare("escape_backrefs")
-    backref_escapes = _rare("backref_escapes")
-    backref_noescapes = _rare("backref_noescapes")
-    backref_noplus = _rare("backref_noplus")
-    backref_ctls = _rare("backref_ctls")
-    env = _rare("env")
-    cookies = _rare("cookies")
-    mime_type = _rare("mime_type")
-    handler = _rare("handler")
-    unsafe_prefix_stat = _rare("unsafe_prefix_stat")
-    unsafe_allow_3f = _rare("unsafe_allow_3f")
-    unc = _rare("unc")
+    @property
+    def pattern(self) -> str:
+        """The pattern as written, without its ``!`` (``negate``)."""
+        return self.regex.source
+
+    @property
+    def raw_substitution(self) -> str:
+        """The substitution as written (a trailing ``?`` included)."""
+        return self.substitution + "?" if self.flags.drops_question else self.substitution
+
+    # The flags, in ``flags`` (RuleFlags): the same names, read and written here.
+    flags_text = _flag("flags_text")
+    negate = _flag("negate")
+    nosub = _flag("nosub")
+    status_flag = _flag("status_flag")
+    redirect = _flag("redirect")
+    redirect_code = _flag("redirect_code")
+    last = _flag("last")
+    end = _flag("end")
+    chain = _flag("chain")
+    nocase = _flag("nocase")
+    qsappend = _flag("qsappend")
+    next = _flag("next")
+    max_rounds = _flag("max_rounds")
+    skip = _flag("skip")
+    noescape = _flag("noescape")
+    passthrough = _flag("passthrough")
+    proxy = _flag("proxy")
+    qsdiscard = _flag("qsdiscard")
+    qslast = _flag("qslast")
+    qsnone = _flag("qsnone")
+    nosubreq = _flag("nosubreq")
+    discard_path_info = _flag("discard_path_info")
+    escape_backrefs = _flag("escape_backrefs")
+    backref_escapes = _flag("backref_escapes")
+    backref_noescapes = _flag("backref_noescapes")
+    backref_noplus = _flag("backref_noplus")
+    backref_ctls = _flag("backref_ctls")
+    env = _flag("env")
+    cookies = _flag("cookies")
+    mime_type = _flag("mime_type")
+    handler = _flag("handler")
+    unsafe_prefix_stat = _flag("unsafe_prefix_stat")
+    unsafe_allow_3f = _flag("unsafe_allow_3f")
+    unc = _flag("unc")
 
     def __str__(self) -> str:
-        flags = f" {self.flags_text}" if self.flags_text else ""
-        neg = "!" if self.negate else ""
-        return f"RewriteRule {neg}{self.pattern} {self.raw_substitution}{flags}"
+        flags = self.flags
+        text = f" {flags.flags_text}" if flags.flags_text else ""
+        neg = "!" if flags.negate else ""
+        return f"RewriteRule {neg}{self.pattern} {self.raw_substitution}{text}"

@@ -12,7 +12,7 @@ from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.dup.blocks import (
     BLOCK_DIRECTIVES,
-    Line,
+    Lines,
     block_key,
     block_lines,
     key_hash,
@@ -137,7 +137,7 @@ class RepeatedRewriteBlock(Rule):
 @dataclass(frozen=True)
 class _Summary:
     base: str | None
-    lines: tuple[Line, ...]
+    lines: Lines  # four fields a line, in one tuple
     first: Directive
     size: int
 

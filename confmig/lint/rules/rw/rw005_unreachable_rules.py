@@ -62,10 +62,10 @@ class UnreachableRewriteRules(Rule):
         for scope in ctx.rewrite_scopes():
             rules = scope.rewrite.rules
             for i, rule in enumerate(rules):
-                if rule.conditions or rule.directive is None or not is_catch_all(rule):
+                if rule.conditions or rule.directive is None:
                     continue
-                flag = stops(rule)
-                if flag is None:
+                flag = stops(rule)  # before the pattern, which may have to compile again
+                if flag is None or not is_catch_all(rule):
                     continue
                 rest = [r for r in rules[i + 1:] if r.directive is not None]
                 if rest:
