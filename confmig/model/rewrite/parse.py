@@ -44,8 +44,8 @@ from confmig.syntax.ast import Directive
 
 __all__ = [
     "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "Condition",
-    "Context", "Problem", "RewriteConfig", "RewriteRule", "RuleFlags", "parse_arg_line",
-    "rewrite_directives", "share_words", "shared_flags",
+    "Context", "Problem", "RewriteConfig", "RewriteRule", "RuleFlags", "directive_arg_line",
+    "parse_arg_line", "rewrite_directives", "share_words", "shared_flags",
 ]
 
 _SPACE = " \t\n\v\f\r"
@@ -54,6 +54,9 @@ _SPACE = " \t\n\v\f\r"
 # test that holds the two equal).
 _S, _W = "[ \\t\\n\\v\\f\\r]", "[^ \\t\\n\\v\\f\\r]+"
 _PLAIN_ARGS = re.compile(f"{_S}*({_W})(?:{_S}+({_W})(?:{_S}+({_W}))?)?")
+# A character that makes a word not plain (directive_arg_line): white space (inside quotes),
+# a quote, a backslash.
+_NOT_PLAIN = re.compile("[ \\t\\n\\v\\f\\r\"'\\\\]")
 
 OPTION_NAMES: dict[str, str] = {
     "inherit": "Inherit", "inheritbefore": "InheritBefore", "inheritdown": "InheritDown",
@@ -243,11 +246,11 @@ class _Parser:
     # -- RewriteCond -------------------------------------------------------------------
 
     def cond(self, d: Directive) -> None:
-        parsed = parse_arg_line(_raw_args(d))
+        parsed = directive_arg_line(d)
         if parsed is None:
             self.problem(d, f"RewriteCond: bad argument line '{_raw_args(d)}'", fatal=True)
             return
-        test, raw_pattern, flags_text = share_words(parsed, d.args)
+        test, raw_pattern, flags_text = parsed
         cond = Condition(d, test, raw_pattern, raw_pattern, "regex", flags_text=flags_text or "")
         if flags_text is not None:
             err = parse_flag_field(flags_text, lambda k, v: cond_flag(cond, k))
@@ -312,13 +315,12 @@ class _Parser:
     # -- RewriteRule -------------------------------------------------------------------
 
     def rule(self, d: Directive) -> None:
-        raw = _raw_args(d)
-        parsed = parse_arg_line(raw)
+        parsed = directive_arg_line(d)
         if parsed is None:
-            self.problem(d, f"RewriteRule: bad argument line '{raw}'", fatal=True)
+            self.problem(d, f"RewriteRule: bad argument line '{_raw_args(d)}'", fatal=True)
             self.pending = []
             return
-        pattern, subst, flags_text = share_words(parsed, d.args)
+        pattern, subst, flags_text = parsed
         negate = pattern.startswith("!")
         found = shared_flags(flags_text, negate, subst)
         if isinstance(found, str):
@@ -389,6 +391,21 @@ def _raw_args(d: Directive) -> str:
     return " ".join(d.args)
 
 
+def directive_arg_line(d: Directive) -> tuple[str, str, str | None] | None:
+    """:func:`parse_arg_line` of a RewriteRule's or RewriteCond's argument text, read
+    without keeping that text or its words on the node (``Directive.args_unkept``; a lint
+    reads each rewrite line several times, and what the first reader read the node kept):
+    when the first three words are plain — no white space, quote or backslash — parseargline
+    splits the text into those same words (a hypothesis test holds the two equal), and the
+    words themselves are returned.  Otherwise the text is split as parseargline splits it."""
+    words = d.args_unkept()
+    n = len(words)
+    if n >= 2 and not any(map(_NOT_PLAIN.search, words[:3])):
+        return words[0], words[1], words[2] if n > 2 else None
+    parsed = _text_arg_line(_raw_args(d))
+    return None if parsed is None else share_words(parsed, words)
+
+
 def share_words(parsed: tuple[str, str, str | None], words: Sequence[str]
             ) -> tuple[str, str, str | None]:
     """``parsed``, with each argument that equals the directive's word at its place replaced
@@ -419,6 +436,10 @@ def parse_arg_line(text: str) -> tuple[str, str, str | None] | None:
             return None
         return m.group(1), m.group(2) or "", m.group(3)
     return _scan_arg_line(text)
+
+
+# parse_arg_line of the texts whose words are not plain, once per text (a tree repeats them)
+_text_arg_line = functools.lru_cache(maxsize=1024)(parse_arg_line)
 
 
 def _scan_arg_line(text: str) -> tuple[str, str, str | None] | None:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from confmig.lint.rules.rw.refs import arg_line
 from confmig.lint.scopes import Scope
-from confmig.model.rewrite.parse import share_words
+from confmig.model.rewrite.parse import directive_arg_line
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
@@ -22,7 +21,7 @@ BASE = "{base}/"
 # A block's rewrite lines, split as mod_rewrite splits them, four fields a line (directive,
 # first, second, flags) in one flat tuple: a tuple per line was 72 bytes more for each line
 # of a block (1.4 MB for the block of a 1 MB file of rules); the fields are the directive's
-# own words where equal (share_words).
+# own words where equal (directive_arg_line).
 Lines = tuple[str, ...]
 FIELDS = 4
 
@@ -35,10 +34,10 @@ def block_lines(scope: Scope) -> tuple[str | None, Lines] | None:
     for d in scope.directives:
         if d.lname not in BLOCK_DIRECTIVES:
             continue
-        parsed = arg_line(d.args_text or " ".join(d.args))
+        parsed = directive_arg_line(d)
         if parsed is None:
             return None
-        first, second, flags = share_words(parsed, d.args)
+        first, second, flags = parsed  # the directive's own words where equal
         fields += (d.lname, first, second, flags or "")
         rule = rule or d.lname == "rewriterule"
     if not rule:

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import pcre2
 
-from confmig.model.rewrite.parse import parse_arg_line
 from confmig.model.rewrite.regex import to_bytes
 
 # lookup_variable() in mod_rewrite.c: the names it knows (compared upper-cased).  Anything
@@ -84,14 +83,6 @@ def scan(text: str) -> tuple[Ref, ...]:
             continue
         i += 1
     return tuple(out)
-
-
-@functools.lru_cache(maxsize=1024)
-def arg_line(text: str) -> tuple[str, str, str | None] | None:
-    """mod_rewrite's split of a RewriteCond/RewriteRule argument line
-    (:func:`confmig.model.rewrite.parse.parse_arg_line`), once per text: several rules ask,
-    and a tree repeats the same lines."""
-    return parse_arg_line(text)
 
 
 def is_known_variable(name: str) -> bool:

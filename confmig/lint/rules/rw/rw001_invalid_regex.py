@@ -9,7 +9,7 @@ import pcre2
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.refs import arg_line
+from confmig.model.rewrite.parse import directive_arg_line
 from confmig.model.rewrite.regex import Regex, to_bytes
 from confmig.syntax import Directive
 
@@ -43,7 +43,7 @@ def nocase(flags: str | None) -> bool:
 
 def patterns(d: Directive) -> tuple[str, bool] | None:
     """``(regex, NC)`` of a RewriteRule or RewriteCond, or None when it has none."""
-    parsed = arg_line(d.args_text or " ".join(d.args))
+    parsed = directive_arg_line(d)
     if parsed is None:
         return None
     first, second, flags = parsed

@@ -8,8 +8,7 @@ from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
 from confmig.lint.rules.rw.flags import flag_words
-from confmig.lint.rules.rw.refs import arg_line
-from confmig.model.rewrite.parse import RewriteConfig
+from confmig.model.rewrite.parse import RewriteConfig, directive_arg_line
 
 _D_FLAGS = frozenset({"d", "dpi", "discardpath"})
 # How cmd_parseflagfield / cmd_rewrite*_setflag word their errors.
@@ -51,7 +50,7 @@ class UnknownRewriteFlag(Rule):
         for scope in ctx.rewrite_scopes():
             errors = flag_errors(scope.rewrite)
             for d in scope.named("rewriterule", "rewritecond"):
-                parsed = arg_line(d.args_text or " ".join(d.args))
+                parsed = directive_arg_line(d)
                 if parsed is None or parsed[2] is None:
                     continue
                 error = errors.get(id(d))

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from confmig.lint.context import FileContext
 from confmig.lint.finding import Finding
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.rw.refs import arg_line, is_known_variable, scan
+from confmig.lint.rules.rw.refs import is_known_variable, scan
+from confmig.model.rewrite.parse import directive_arg_line
 from confmig.syntax import Directive
 
 # Variables set by other modules or CGI, which mod_rewrite only sees through ENV:.
@@ -28,7 +29,7 @@ def suggestion(name: str) -> str:
 
 def expanded_texts(d: Directive) -> list[str]:
     """What mod_rewrite expands: a RewriteCond's test string, a RewriteRule's target."""
-    parsed = arg_line(d.args_text or " ".join(d.args))
+    parsed = directive_arg_line(d)
     if parsed is None:
         return []
     first, second, _ = parsed
