@@ -20,9 +20,16 @@ from confmig.model.request import Request
 from confmig.model.rewrite.regex import Regex, from_bytes, to_bytes
 from confmig.model.round import DIR_MAGIC_TYPE, Round
 from confmig.model.variables import lookup_for
+from confmig.syntax import Directive
 
 if TYPE_CHECKING:
     from confmig.model.evaluate import Evaluation
+
+
+# The most fields a memoised header set holds: a configuration that sets more has its
+# headers worked out for each request instead of kept for the site's life, once per content
+# type asked (a file of 40,445 distinct Header lines: ~2.6 MB each, issue 10).
+MEMO_FIELDS = 256
 
 
 def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
@@ -62,9 +69,10 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
         out.append(("Cache-Control", f"max-age={max(0, int(expiry - ev.now))}"))
     if conf is not None:
         vary: list[str] = []  # what the expr= conditions read: Vary in headers_out
-        apply_headers(ev, conf.always, err, rnd, vary, status)
+        apply_headers(ev, conf.always_parsed, conf.always_lines, err, rnd, vary, status)
         if rnd.served:
-            apply_headers(ev, conf.onsuccess, out, rnd, vary, status)
+            apply_headers(ev, conf.onsuccess_parsed, conf.onsuccess_lines, out, rnd, vary,
+                          status)
         if vary:
             out.append(("Vary", ", ".join(vary)))
     merged: dict[str, str] = {}
@@ -78,7 +86,7 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
             merged[name] = value
     if "vary" in names:
         merged[names["vary"]] = fixup_vary(merged[names["vary"]])
-    if key is not None:
+    if key is not None and len(merged) <= MEMO_FIELDS:
         ev.site.header_sets[key] = (dict(merged),
                                     None if code is None else _leading_int(code[1:]))
     return with_expires(ev, rnd, status, merged, code)
@@ -140,16 +148,19 @@ def http_date(when: int) -> str:
     return found
 
 
-def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tuple[str, str]],
-                  rnd: Round, vary: list[str] | None = None, status: int = 200) -> None:
-    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order); *vary*
-    receives the request headers the ``expr=`` conditions read."""
+def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], lines: Sequence[Directive],
+                  table: list[tuple[str, str]], rnd: Round, vary: list[str] | None = None,
+                  status: int = 200) -> None:
+    """``do_headers_fixup`` on one table (a list of (name, value) pairs, in order): the
+    parsed *entries* of a :class:`HeadersDir` and their *lines* (in step: the directive an
+    explanation names); *vary* receives the request headers the ``expr=`` conditions
+    read."""
     # How many fields of each (lower-case) name the table holds: an action on a name the
     # table does not hold yet costs nothing more than an append, so a file of 50,000
     # distinct ``Header set`` lines is applied in linear time (each action scanning the
     # whole table made it quadratic: minutes for 1 MB).
     counts = Counter(n.lower() for n, _ in table)
-    for h in entries:
+    for index, h in enumerate(entries):
         if h.early:
             continue
         if h.expr is not None:
@@ -169,11 +180,12 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
             except ExprError:
                 continue
             except ExprEvalError as exc:  # mod_headers: "Failed to evaluate … - ignoring"
-                ev.step("fixups", f"{h.directive.name}: failed to evaluate expression ({exc})"
+                ev.step("fixups", f"{lines[index].name}: failed to evaluate expression ({exc})"
                                   " - the header is set anyway")
             except ExprUnsupported as exc:
-                ev.note(f"{h.directive.name} at {h.directive.file}:{h.directive.line}: "
-                        f"cannot evaluate {exc} (entry skipped)")
+                line = lines[index]
+                ev.note(f"{line.name} at {line.file}:{line.line}: cannot evaluate {exc} "
+                        "(entry skipped)")
                 continue
         elif h.env is not None and (h.env.lstrip("!") in rnd.env) == h.env.startswith("!"):
             continue
@@ -183,8 +195,9 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], table: list[tu
             try:
                 value = _value_expression(ev, h, rnd, table, status)
             except ExprUnsupported as exc:
-                ev.note(f"{h.directive.name} at {h.directive.file}:{h.directive.line}: "
-                        f"cannot evaluate {exc} (entry skipped)")
+                line = lines[index]
+                ev.note(f"{line.name} at {line.file}:{line.line}: cannot evaluate {exc} "
+                        "(entry skipped)")
                 continue
         else:
             value = format_value(ev, h.format, rnd)
@@ -245,7 +258,9 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]],
         counts.update(n.lower() for n, _ in echoed)
         return
     present = counts[key] > 0
-    current = [v for n, v in table if n.lower() == key] if present else []
+    # (set, add and unset do not read the fields there: not gathered for them)
+    current = ([v for n, v in table if n.lower() == key]
+               if present and action not in ("set", "add", "unset") else [])
     if action == "set" or (action == "setifempty" and not current):
         _remove(table, counts, key, present)
         _add(table, counts, h.name, value)

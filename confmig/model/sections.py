@@ -242,7 +242,7 @@ class FilesSections:
         self.nodes: list[Section] = []
         # per node what the walk compares: the name, or the regex / wildcard pattern
         self.tests: list[str | Regex] = []
-        self._built: dict[int, ConfigSection] = {}
+        self._built: list[ConfigSection | None] | None = None  # (made at the first build)
 
     def _builder(self) -> SectionBuilder:
         b = SectionBuilder("files", self.path, override_opts=self.override_opts,
@@ -266,16 +266,20 @@ class FilesSections:
     @property
     def built(self) -> list[int]:
         """The indexes of the sections built so far."""
-        return sorted(self._built)
+        built = self._built or []
+        return [index for index, section in enumerate(built) if section is not None]
 
     def section(self, index: int) -> ConfigSection:
         """The section of the *index*-th node (built on first use, then the same object:
         merged configurations are cached by the sections' identity)."""
-        found = self._built.get(index)
+        built = self._built
+        if built is None:
+            built = self._built = [None] * len(self.nodes)
+        found = built[index]
         if found is None:
             found = _files_section(self.nodes[index], self.permit, self._builder(), [])
             assert found is not None  # (it made a section when added)
-            self._built[index] = found
+            built[index] = found
         return found
 
     def all(self) -> list[ConfigSection]:

@@ -82,7 +82,10 @@ class SectionBuilder:
         self.mime_exts: dict[str, dict[str, str]] = {}
         self.mime_removals: list[tuple[str, str]] = []
         self.mime_lang: str | None = None
+        # (onsuccess, always): each line's parsed entry (shared by equal lines), and in step
+        # the lines themselves
         self.header_entries: tuple[list[HeaderEntry], list[HeaderEntry]] = ([], [])
+        self.header_lines: tuple[list[Directive], list[Directive]] = ([], [])
         self.dir_fields: dict[str, Any] = {}
         self.expires: dict[str, Any] = {}
         self.authz_stack: list[list[AuthzNode]] = [[]]
@@ -200,8 +203,9 @@ class SectionBuilder:
             modules["mime"] = MimeDir(maps if self.mime_exts else None, tuple(self.mime_removals),
                                       self.mime_lang)
         if "headers" in t:
-            onsuccess, always = self.header_entries
-            modules["headers"] = HeadersDir(tuple(onsuccess), tuple(always))
+            (onsuccess, always), lines = self.header_entries, self.header_lines
+            modules["headers"] = HeadersDir(tuple(onsuccess), tuple(lines[0]),
+                                            tuple(always), tuple(lines[1]))
         if "dir" in t:
             modules["dir"] = DirDir(**self.dir_fields)
         if "expires" in t:
