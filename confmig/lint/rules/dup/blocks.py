@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from confmig.lint.scopes import Scope
-from confmig.model.rewrite.parse import directive_arg_line
+from confmig.model.rewrite.parse import RewriteConfig, directive_arg_line
+from confmig.syntax import Directive
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
@@ -28,22 +29,45 @@ FIELDS = 4
 
 def block_lines(scope: Scope) -> tuple[str | None, Lines] | None:
     """A scope's RewriteBase (None when not set) and its RewriteCond/RewriteRule lines,
-    split (:data:`Lines`); None when a line does not split or there is no RewriteRule."""
+    split (:data:`Lines`); None when a line does not split or there is no RewriteRule.
+
+    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it: the
+    strings the parsed rules hold anyway, not a split of its own kept with the summary (a
+    1 MB file of rules, 3 strings a line); any other line is split again."""
     fields: list[str] = []
     rule = False
+    parsed_lines = _parsed_lines(scope.rewrite)
+    upcoming = next(parsed_lines, None)
     for d in scope.directives:
         if d.lname not in BLOCK_DIRECTIVES:
             continue
-        parsed = directive_arg_line(d)
-        if parsed is None:
-            return None
-        first, second, flags = parsed  # the directive's own words where equal
+        if upcoming is not None and upcoming[0] is d:
+            parsed: tuple[str, str, str | None] | None = upcoming[1:]
+            upcoming = next(parsed_lines, None)
+        else:
+            parsed = directive_arg_line(d)
+            if parsed is None:
+                return None
+        first, second, flags = parsed  # type: ignore[misc]
         fields += (d.lname, first, second, flags or "")
         rule = rule or d.lname == "rewriterule"
     if not rule:
         return None
     base = scope.rewrite.base if scope.rewrite.base_set else None
     return base, tuple(fields)
+
+
+def _parsed_lines(config: RewriteConfig) -> Iterator[tuple[Directive | None, str, str, str]]:
+    """The lines a RewriteConfig's parse kept, in their order (a rule's conditions before it,
+    the conditions no rule follows last): their directive and arguments as written."""
+    for rule in config.rules:
+        for cond in rule.conditions:
+            yield cond.directive, cond.test, cond.raw_pattern, cond.flags_text
+        flags = rule.flags
+        yield (rule.directive, "!" + rule.pattern if flags.negate else rule.pattern,
+               rule.raw_substitution, flags.flags_text)
+    for cond in config.dangling_conditions:
+        yield cond.directive, cond.test, cond.raw_pattern, cond.flags_text
 
 
 def key_of(base: str | None, lines: Lines, url_prefix: str | None = None
