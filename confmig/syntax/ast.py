@@ -130,8 +130,24 @@ class Comment(_LineNode):
         return body[1:].strip() if body.startswith("#") else body
 
 
+class DirectivePlace:
+    """Where the directives of one file at one column are, apart from their line: ``file``,
+    ``column`` and ``end_delta``, the last line's distance from the first (0 for a one-line
+    directive).  Never modified: a directive given other values gets a place of its own."""
+
+    __slots__ = ("column", "end_delta", "file")
+
+    def __init__(self, file: str, column: int, end_delta: int) -> None:
+        self.file = file
+        self.column = column
+        self.end_delta = end_delta
+
+    def __repr__(self) -> str:
+        return f"DirectivePlace({self.file!r}, {self.column}, {self.end_delta})"
+
+
 @dataclass(eq=False, slots=True, init=False)
-class Directive(_LineNode):
+class Directive(Node):
     """One directive: ``Name arg arg ...``.
 
     ``name`` is spelt as written; compare with ``lname``.  ``end_line`` is the
@@ -140,6 +156,10 @@ class Directive(_LineNode):
     again), ``args`` its words.  The parser gives the nodes of one file that have the same
     argument text one shared ``args`` list (a large file repeats lines): never modify
     ``args`` in place — replace it, or the node (``dataclasses.replace``).
+
+    ``file``, ``column`` and ``end_line`` are read from a :class:`DirectivePlace`, which the
+    parser shares between the directives of a file at the same column (88 bytes a node, not
+    104); ``name`` and ``lname``, read by every rule, stay slots of their own.
 
     A parsed node holds its line once until more is asked of it: ``args_text`` is cut from
     ``raw`` and ``args`` split when first read (a tree of distinct lines held each line
@@ -150,39 +170,70 @@ class Directive(_LineNode):
     lines.
     """
 
+    _place: DirectivePlace = field(repr=False)
     name: str
-    end_line: int
     lname: str = field(init=False, repr=False)
     _words: list[str] | WordTable = field(repr=False)
     _text: str | None = field(repr=False)
 
-    def __init__(self, file: str, line: int, column: int, raw: str | Source | None = None,
-                 name: str = "", args: list[str] | None = None, args_text: str | None = None,
-                 end_line: int = 0, _words: list[str] | WordTable | None = None,
-                 _text: str | None = "", _raw: str | Source | None = None) -> None:
-        # args, args_text and raw win over _words, _text and _raw: dataclasses.replace
-        # passes both
-        self.file = file
+    def __init__(self, file: str | None = None, line: int = 0, column: int | None = None,
+                 raw: str | Source | None = None, name: str = "",
+                 args: list[str] | None = None, args_text: str | None = None,
+                 end_line: int | None = None, _words: list[str] | WordTable | None = None,
+                 _text: str | None = "", _raw: str | Source | None = None,
+                 _place: DirectivePlace | None = None) -> None:
+        # What is given wins over _raw, _place, _words and _text (dataclasses.replace passes
+        # those, and what it changes).
         self.line = line
-        self.column = column
         self._raw = raw if raw is not None else _raw if _raw is not None else ""
+        old = _place
+        if old is not None and file is None and column is None and end_line is None:
+            self._place = old
+        else:
+            self._place = DirectivePlace(
+                file if file is not None else old.file if old else "",
+                column if column is not None else old.column if old else 0,
+                end_line - line if end_line is not None else old.end_delta if old else -line)
         self.name = name
-        self.end_line = end_line
+        # compared by every rule and merger: computed once, and shared by every node
+        self.lname = sys.intern(name.lower())
         if args is not None:
             _words = args
         self._words = _words if _words is not None else []
         self._text = args_text if args_text is not None else _text
-        # compared by every rule and merger: computed once, and shared by every node
-        self.lname = sys.intern(name.lower())
 
     @classmethod
-    def parsed(cls, file: str, line: int, column: int, raw: str | Source, name: str,
-               words: list[str] | WordTable, end_line: int) -> Directive:
+    def parsed(cls, line: int, raw: str | Source, place: DirectivePlace, name: str,
+               lname: str, words: list[str] | WordTable) -> Directive:
         """A node whose argument text is what follows ``name`` in ``raw``, cut when first
         read: the parser checked that ``raw`` has no continuation and no NUL, and starts with
-        ``name``."""
-        return cls(file, line, column, raw, name, end_line=end_line, _words=words,
-                   _text=None)
+        ``name`` (``lname``: its interned lower case).  Made without :meth:`__init__`'s
+        choices: one per line of a parse."""
+        node = cls.__new__(cls)
+        node.line = line
+        node._raw = raw
+        node._place = place
+        node.name = name
+        node.lname = lname
+        node._words = words
+        node._text = None
+        return node
+
+    @property
+    def file(self) -> str:
+        return self._place.file
+
+    @property
+    def column(self) -> int:
+        return self._place.column
+
+    @property
+    def end_line(self) -> int:
+        return self.line + self._place.end_delta
+
+    def __repr__(self) -> str:
+        return (f"Directive(file={self.file!r}, line={self.line}, column={self.column}, "
+                f"name={self.name!r}, end_line={self.end_line})")
 
     @property
     def args_text(self) -> str:
@@ -391,6 +442,10 @@ class Section(Node):
     def close_error(self, message: str) -> None:
         shape = self._shape
         self._shape = shape.closed_by(shape.close_raw, shape.close_delta, message)
+
+    def __repr__(self) -> str:
+        return (f"Section(file={self.file!r}, line={self.line}, column={self.column}, "
+                f"name={self.name!r}, args={self.args!r}, children={self.children!r})")
 
     def walk(self) -> Iterator[Node]:
         """Every node below this section, depth first, in file order."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 from confmig.syntax.ast import (
@@ -26,6 +27,7 @@ from confmig.syntax.ast import (
     Comment,
     ConfigFile,
     Directive,
+    DirectivePlace,
     Node,
     ParseError,
     ReadLimitError,
@@ -128,6 +130,8 @@ class _Builder:
         self.source = Source(data)
         self.conditional = False  # a conditional section was read
         self._shapes: dict[tuple[object, ...], SectionShape] = {}
+        self._places: dict[tuple[int, int], DirectivePlace] = {}
+        self._lnames: dict[str, str] = {}
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
@@ -185,22 +189,33 @@ class _Builder:
 
     def _directive(self, text: str, raw: str | Source, written: str, row: int, col: int,
                    last: int) -> Directive:
-        end = row if last == row else last  # one line number object for a one-line directive
         if '"' in text or "'" in text or "\\" in text:
             name, rest = first_word(text)
         else:  # the common case: plain words
             name = _FIRST_WORD.match(text).group()  # type: ignore[union-attr]
             rest = text[len(name):].lstrip(_SPACE)
         name = self._share(name)
+        key = (col, last - row)
+        place = self._places.get(key)
+        if place is None:
+            place = DirectivePlace(self.file, col, last - row)
+            if len(self._places) < SHARED_ENTRIES:
+                self._places[key] = place
         if "\\" in written or "\0" in written or not name or not text.startswith(name):
             # a continuation, a NUL or a quoted name: the argument text is kept as read
             rest = self._share(rest)
-            return Directive(self.file, row, col, raw, name, self.table.split(rest), rest, end)
+            return Directive(line=row, _raw=raw, _place=place, name=name,
+                             _words=self.table.split(rest), _text=rest)
         # The argument text is the end of raw (Directive.args_text), and the words are split
         # when first read — at once when a line with the same text was split already.
         found = self.table.lists.get(rest)
-        return Directive.parsed(self.file, row, col, raw, name,
-                                self.table if found is None else found, end)
+        lname = self._lnames.get(name)
+        if lname is None:
+            lname = sys.intern(name.lower())
+            if len(self._lnames) < SHARED_ENTRIES:
+                self._lnames[name] = lname
+        return Directive.parsed(row, raw, place, name, lname,
+                                self.table if found is None else found)
 
     def _open(self, text: str, raw: str | Source, row: int, col: int, last: int) -> None:
         word, rest = first_word(text)

@@ -8,6 +8,7 @@ file reads the same text, position, name, arguments and closing line with the li
 from __future__ import annotations
 
 import copy
+import dataclasses
 import pickle
 from pathlib import Path
 
@@ -119,3 +120,19 @@ def test_reading_an_access_file_with_nothing_to_change_keeps_the_parsed_nodes(
         assert loaded.nodes is not loaded.files[str(other)].nodes
         assert [n.args for n in loaded.nodes if isinstance(n, Directive)] == [
             ["set", "A", "b"] if b"IfDefine" in text else ["set", "A", "/h"]]
+
+
+def test_directives_at_one_column_share_their_place_and_replace_gets_its_own() -> None:
+    config = parse_bytes(b"A 1\nB 2\n  C \\\n 3\nD 4\n", "t/.htaccess", htaccess=True)
+    a, b, c, d = config.directives()
+    assert a._place is b._place is d._place and c._place is not a._place
+    assert [(n.file, n.line, n.column, n.end_line) for n in (a, b, c, d)] == [
+        ("t/.htaccess", 1, 1, 1), ("t/.htaccess", 2, 1, 2), ("t/.htaccess", 3, 3, 4),
+        ("t/.htaccess", 5, 1, 5)]
+    moved = dataclasses.replace(b, column=7, end_line=9)
+    assert (moved.file, moved.line, moved.column, moved.end_line, moved.args) == (
+        "t/.htaccess", 2, 7, 9, ["2"])
+    assert (a.column, a.end_line, b.column, b.end_line) == (1, 1, 1, 2)
+    renamed = dataclasses.replace(d, name="E", args=["5"])
+    assert (renamed.name, renamed.lname, renamed.args, renamed._place) == (
+        "E", "e", ["5"], d._place)
