@@ -102,7 +102,7 @@ def _plain(node: Node) -> str | None:
         args = f" {node.args_text}" if node.args_text else ""
         return f"<{node.name}{args}> :{node.line}"
     if isinstance(node, Directive):
-        return f"{node.name} {node.args_text} :{node.line}"
+        return f"{node.name} {node.args_text_unkept()} :{node.line}"
     return None
 
 

@@ -254,10 +254,16 @@ class Directive(Node):
         words = self._words
         if not isinstance(words, WordTable):
             return words
+        return words.words(self.args_text_unkept())
+
+    def args_text_unkept(self) -> str:
+        """The argument text, as :attr:`args_text`, without keeping it on a node not read
+        yet (``confmig parse`` prints each node's text once: keeping it would double the
+        tree of a large file, as reading :attr:`args_text` also splits and keeps the words)."""
         text = self._text
         if text is None:
-            text = self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
-        return words.words(text)
+            return self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
+        return text
 
     def _read(self) -> None:
         """Cut the argument text from ``raw`` (see :meth:`parsed`) and split it, both shared
