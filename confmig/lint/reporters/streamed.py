@@ -8,6 +8,9 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+# json.dumps(item, indent=2) makes an encoder per call: one for every item instead.
+_ENCODE = json.JSONEncoder(indent=2).encode
+
 
 def indented_chunks(document: dict[str, Any], hole: str, depth: int,
                     items: Iterable[Any]) -> Iterator[str]:
@@ -24,7 +27,7 @@ def indented_chunks(document: dict[str, Any], hole: str, depth: int,
     empty = True
     for item in items:
         yield text[:at] if empty else ","
-        yield inner + json.dumps(item, indent=2).replace("\n", inner)
+        yield inner + _ENCODE(item).replace("\n", inner)
         empty = False
     if empty:
         yield text
