@@ -17,11 +17,12 @@ import contextlib
 import functools
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from confmig import __version__
-from confmig.lint.finding import Finding, Severity
+from confmig.lint.finding import Finding, Findings, Severity
 
 CACHE_DIR_NAME = ".confmig_cache"
 _FORMAT = 1
@@ -50,13 +51,14 @@ def code_fingerprint() -> str:
     return digest(*parts)
 
 
-def _encode(findings: list[Finding]) -> list[list[Any]]:
+def _encode(findings: Iterable[Finding]) -> list[list[Any]]:
     return [[f.code, f.message, f.file, f.line, f.column, f.severity.value, f.hint,
              f.end_column] for f in findings]
 
 
-def _decode(rows: list[list[Any]]) -> list[Finding]:
-    return [Finding(r[0], r[1], r[2], r[3], r[4], Severity(r[5]), r[6], r[7]) for r in rows]
+def _decode(rows: list[list[Any]]) -> Findings:
+    return Findings(Finding(r[0], r[1], r[2], r[3], r[4], Severity(r[5]), r[6], r[7])
+                    for r in rows)
 
 
 class LintCache:
@@ -82,7 +84,7 @@ class LintCache:
         self._old_files = data.get("files") or {}
         self._old_tree = data.get("tree")
 
-    def get_file(self, path: str, key: str) -> list[Finding] | None:
+    def get_file(self, path: str, key: str) -> Findings | None:
         entry = self._old_files.get(path)
         findings = _entry_findings(entry, key)
         if findings is not None:
@@ -90,17 +92,17 @@ class LintCache:
             self.hits += 1
         return findings
 
-    def put_file(self, path: str, key: str, findings: list[Finding]) -> None:
+    def put_file(self, path: str, key: str, findings: Iterable[Finding]) -> None:
         self._files[path] = [key, _encode(findings)]
 
-    def get_tree(self, key: str) -> list[Finding] | None:
+    def get_tree(self, key: str) -> Findings | None:
         entry = self._old_tree
         findings = _entry_findings(entry, key)
         if findings is not None:
             self._tree = entry
         return findings
 
-    def put_tree(self, key: str, findings: list[Finding]) -> None:
+    def put_tree(self, key: str, findings: Iterable[Finding]) -> None:
         self._tree = [key, _encode(findings)]
 
     def save(self) -> None:
@@ -145,7 +147,7 @@ def cache_directory(explicit: Path | None, project_root: Path | None, linted: Pa
     return project_root / CACHE_DIR_NAME
 
 
-def _entry_findings(entry: list | None, key: str) -> list[Finding] | None:
+def _entry_findings(entry: list | None, key: str) -> Findings | None:
     """The findings of a cache entry ``[key, encoded]`` when its key matches (a damaged
     entry is a miss)."""
     if entry is None or entry[0] != key:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from confmig.lint.context import FileContext, LintContext
-from confmig.lint.finding import Finding, Severity
+from confmig.lint.finding import Finding, Findings, Severity
 from confmig.lint.rule import ANY_DIRECTIVE, ANY_SECTION, KINDS, Rule, rule_class, rule_entries
 from confmig.syntax import Directive, Section
 
@@ -131,9 +131,9 @@ class RuleSet:
     def has_tree_rules(self) -> bool:
         return bool(self.tree_rules)
 
-    def check_file(self, ctx: FileContext) -> list[Finding]:
+    def check_file(self, ctx: FileContext) -> Findings:
         """Every per-directive and whole-file finding for one file."""
-        out: list[Finding] = []
+        out = Findings()  # (compact: a file can have a finding on every line)
         table = self.tables.get(ctx.kind)
         if (table or self.pending.get(ctx.kind)) and ctx.read_by_apache:
             self._dispatch(ctx, out)
@@ -162,11 +162,15 @@ class RuleSet:
         found = self._handed[kind][key] = (*table.get(key, ()), *every)
         return found
 
-    def _dispatch(self, ctx: FileContext, out: list[Finding]) -> None:
+    def _dispatch(self, ctx: FileContext, out: Findings) -> None:
         kind = ctx.kind
         handed = self._handed[kind]
         broken: set[str] = set()
+        found: list[Finding] = []   # (into ``out`` a few hundred at a time)
         for node, parents in ctx.walk():
+            if len(found) >= 256:
+                out += found
+                found.clear()
             if isinstance(node, Directive):
                 key = node.lname
             elif isinstance(node, Section):
@@ -180,10 +184,11 @@ class RuleSet:
                 if broken and rule.code in broken:
                     continue
                 try:
-                    out.extend(rule.check_directive(node, parents, ctx))
+                    found.extend(rule.check_directive(node, parents, ctx))
                 except Exception as exc:
-                    out.append(internal_error(rule, ctx.path, exc))
+                    found.append(internal_error(rule, ctx.path, exc))
                     broken.add(rule.code)
+        out += found
 
     def summarize(self, ctx: FileContext) -> tuple[dict[str, object], list[Finding]]:
         """Each tree rule's summary of one access file (and an internal error for a rule
@@ -197,8 +202,8 @@ class RuleSet:
                 errors.append(internal_error(rule, ctx.path, exc))
         return out, errors
 
-    def check_tree(self, ctx: LintContext) -> list[Finding]:
-        out: list[Finding] = []
+    def check_tree(self, ctx: LintContext) -> Findings:
+        out = Findings()
         for rule in self.tree_rules:
             try:
                 out.extend(rule.check_tree(ctx))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +36,7 @@ from confmig.lint.context import (
     split_lines,
 )
 from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
-from confmig.lint.finding import Finding, forget_messages, sort_findings
+from confmig.lint.finding import Finding, Findings, codes_of, forget_messages
 from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
 from confmig.lint.rules.docroot_walk import Collector, remember
@@ -59,7 +59,7 @@ GC_THRESHOLD = 50_000
 
 @dataclass
 class LintResult:
-    findings: list[Finding] = field(default_factory=list)
+    findings: Sequence[Finding] = field(default_factory=Findings)  # (lint_paths: Findings)
     files: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)   # unreadable input: exit 2
@@ -67,7 +67,7 @@ class LintResult:
 
     @property
     def internal_errors(self) -> int:
-        return sum(1 for f in self.findings if f.code == INTERNAL_CODE)
+        return sum(1 for code in codes_of(self.findings) if code == INTERNAL_CODE)
 
     @property
     def exit_code(self) -> int:
@@ -129,7 +129,7 @@ class AccessPlan:
     overrides: Overrides
     data: bytes = b""
     key: str = ""
-    findings: list[Finding] | None = None
+    findings: Findings | None = None
     summaries: dict[str, object] | None = None   # each tree rule's (Rule.summarize)
     real_parent: str | None = None                # the resolved directory holding it
     context: FileContext | None = None
@@ -162,12 +162,13 @@ def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
 
 
 def _check_plan(rules: RuleSet, ctx: FileContext, summarize: bool
-                ) -> tuple[list[Finding], dict[str, object] | None]:
+                ) -> tuple[Findings, dict[str, object] | None]:
     findings = rules.check_file(ctx)
     if not summarize:
         return findings, None
     summaries, errors = rules.summarize(ctx)
-    return findings + errors, summaries
+    findings += errors
+    return findings, summaries
 
 
 def _workers(jobs: int | None, files: int) -> int:
@@ -182,7 +183,7 @@ def _workers(jobs: int | None, files: int) -> int:
     return max(1, min(jobs or available, available, files // (PARALLEL_MIN_FILES // 2)))
 
 
-_ChunkResult = list[tuple[list[Finding], dict[str, object] | None]]
+_ChunkResult = list[tuple[Findings, dict[str, object] | None]]
 
 
 @dataclass
@@ -283,9 +284,15 @@ def lint_paths(
                                on_directory, follow_symlinks)
         finally:
             forget_messages()
-            parsed = sys.modules.get("confmig.model.rewrite.parse")
-            if parsed is not None:  # (imported only when a file had a mod_rewrite directive)
-                parsed.forget_parsed()  # the rules the lint and SEC002's model shared
+            _forget_parsed()
+
+
+def _forget_parsed() -> None:
+    """Let go of the rules the lint and SEC002's model shared (and with them the tree of the
+    file they came from)."""
+    parsed = sys.modules.get("confmig.model.rewrite.parse")
+    if parsed is not None:  # (imported only when a file had a mod_rewrite directive)
+        parsed.forget_parsed()
 
 
 def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Path | None,
@@ -299,7 +306,7 @@ def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Pa
     env = make_environment(config, defines)
     result = LintResult(notes=list(env.notes))
     suppressions: dict[str, list[Suppression]] = {}
-    raw: list[Finding] = []
+    raw = Findings()
     cache_on = settings.cache if use_cache is None else use_cache
     config_files = _config_files(env)
     asked = {real for p in paths if (real := _real(p)) in config_files and Path(p).is_file()}
@@ -313,8 +320,8 @@ def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Pa
         path = Path(path)
         kind = path_kind(path, env, config_files)
         if kind == "docroot":
-            raw += _lint_docroot(path, env, rules, settings, result, suppressions,
-                                 cache_on, jobs, on_directory, follow_symlinks)
+            raw = _joined(raw, _lint_docroot(path, env, rules, settings, result, suppressions,
+                                             cache_on, jobs, on_directory, follow_symlinks))
         elif kind == "config":
             if not config_linted:
                 assert spelled is not None
@@ -326,16 +333,20 @@ def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Pa
             raw += problem_findings([check], env, settings.enabled("CTX009"))
             result.files.append(str(path))
         elif kind == "htaccess":
-            raw += _lint_access_files(path, [path], env, rules, settings, result,
-                                      suppressions, cache_on, jobs, None)
+            raw = _joined(raw, _lint_access_files(path, [path], env, rules, settings, result,
+                                                  suppressions, cache_on, jobs, None))
         elif kind == "server":
             raw += _lint_server(path, env, rules, result, suppressions, defines)
         else:
             result.errors.append(f"{path}: {missing_message(path)}")
+    _forget_parsed()  # (no rule runs from here on: the files' trees can go before the sort)
     known = rule_codes()
     kept = apply_suppressions(raw, suppressions, settings.enabled, known)
-    kept = [f for f in kept if not settings.ignored_for_file(f.code, f.file)]
-    result.findings = sort_findings(kept)
+    del raw
+    if settings.per_file_ignores:
+        kept = Findings(f for f in kept if not settings.ignored_for_file(f.code, f.file))
+    kept.sort()
+    result.findings = kept
     return result
 
 
@@ -362,7 +373,7 @@ def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settin
                   result: LintResult, suppressions: dict[str, list[Suppression]],
                   cache_on: bool, jobs: int | None,
                   on_directory: Callable[[int], None] | None,
-                  follow_symlinks: bool = False) -> list[Finding]:
+                  follow_symlinks: bool = False) -> Findings:
     # The tree rules read the docroot too: from this walk's listings (docroot_walk) when
     # they will run; with a cache, which may hold their findings, they read it themselves.
     listing = Collector(str(root)) if rules.has_tree_rules and not cache_on else None
@@ -375,15 +386,16 @@ def _lint_docroot(root: Path, env: Environment, rules: RuleSet, settings: Settin
         result.notes.append(f"{root}: no access files ({', '.join(access_names(env.server))}) "
                             f"in {scan.directories} directories")
     result.files += [check.path for check in scan.problems]
-    return problems + _lint_access_files(root, scan.access_files, env, rules, settings,
-                                         result, suppressions, cache_on, jobs, scan, listing)
+    return _joined(Findings(problems), _lint_access_files(
+        root, scan.access_files, env, rules, settings, result, suppressions, cache_on, jobs,
+        scan, listing))
 
 
 def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules: RuleSet,
                        settings: Settings, result: LintResult,
                        suppressions: dict[str, list[Suppression]], cache_on: bool,
                        jobs: int | None, scan: object | None,
-                       listing: Collector | None = None) -> list[Finding]:
+                       listing: Collector | None = None) -> Findings:
     docroot = linted if linted.is_dir() else None
     # The walk follows no symlink, so a directory's real path is the root's plus the rest.
     base = str(linted if docroot else linted.parent)
@@ -441,19 +453,29 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         # trees now (a 1 MB file's tree stayed alive through the sort of its findings).
         for entry in lint_ctx.access:
             entry.loaded_context = None
-    out: list[Finding] = []
+    out = Findings()
     for plan in plans:
         assert plan.findings is not None
-        out += plan.findings
         if cache:
             cache.put_file(plan.path, plan.key, plan.findings)
+        out = _joined(out, plan.findings)
+        plan.findings = None  # (in out now)
     if tree_rules and tree_findings is not None:
-        out += tree_findings
+        out = _joined(out, tree_findings)
         if cache:
             cache.put_tree(tree_key, tree_findings)
     if cache:
         cache.save()
     return out
+
+
+def _joined(found: Findings, more: Findings) -> Findings:
+    """``found`` with ``more`` added; ``more`` itself when ``found`` is empty (the findings of
+    a lint of one large file are not copied on their way)."""
+    if not found:
+        return more
+    found += more
+    return found
 
 
 def _entry(env: Environment, plan: AccessPlan) -> AccessEntry:
@@ -473,7 +495,7 @@ def _open_cache(settings: Settings, env: Environment, linted: Path) -> LintCache
 
 def _lint_server(path: Path, env: Environment, rules: RuleSet, result: LintResult,
                  suppressions: dict[str, list[Suppression]], defines: set[str],
-                 only: set[str] | None = None) -> list[Finding]:
+                 only: set[str] | None = None) -> Findings:
     """Lint a server config and its Includes (``defines``: the ``-D`` names, not those the
     ``--config`` Defines).  ``only``: the real paths of the files to report on (the others
     are read, as Apache reads them, but not reported); None: all of them."""
@@ -486,15 +508,15 @@ def _lint_server(path: Path, env: Environment, rules: RuleSet, result: LintResul
                            registry=env.registry, modules=loaded.state.modules,
                            notes=result.notes)
     found = _check(rules, reported, lint_ctx, suppressions)
-    return found if only is None else [f for f in found if _real(f.file) in only]
+    return found if only is None else Findings(f for f in found if _real(f.file) in only)
 
 
 def _check(rules: RuleSet, contexts: list[FileContext], tree: LintContext,
-           suppressions: dict[str, list[Suppression]]) -> list[Finding]:
+           suppressions: dict[str, list[Suppression]]) -> Findings:
     """The run loop: every file of ``contexts`` checked, its suppressions collected, then
     the tree rules over ``tree`` (their findings are not cached here: access files, which
     are, go through :func:`_lint_access_files`)."""
-    out: list[Finding] = []
+    out = Findings()
     for ctx in contexts:
         out += rules.check_file(ctx)
         found = parse_suppressions(ctx.lines) if b"confmig:" in ctx.source else None
@@ -548,13 +570,14 @@ def lint_text(
                                assumed_defaults=env.assumed, server=workspace.server,
                                registry=env.registry, modules=env.state.modules)
         found: dict[str, list[Suppression]] = {}
-        findings = [_rename(f, str(path), filename)
-                    for f in _check(rules, contexts, lint_ctx, found)]
+        renamed = [_rename(f, str(path), filename)
+                   for f in _check(rules, contexts, lint_ctx, found)]
         suppressions = {(filename if name in (str(path), filename) else name): items
                         for name, items in found.items()}
-        findings = apply_suppressions(findings, suppressions, settings.enabled,
+        findings = apply_suppressions(renamed, suppressions, settings.enabled,
                                       rule_codes())
-    return sort_findings(findings)
+    findings.sort()
+    return list(findings)
 
 
 def _rename(finding: Finding, old: str, new: str) -> Finding:

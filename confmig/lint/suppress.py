@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from confmig.lint.finding import Finding
+from confmig.lint.finding import Finding, Findings
 from confmig.lint.rules.lint.lint001_suppression_without_reason import (
     SuppressionWithoutReason as LINT001,
 )
@@ -60,13 +60,15 @@ def apply_suppressions(
     suppressions: dict[str, list[Suppression]],
     enabled: Callable[[str], bool],
     known_codes: Iterable[str],
-) -> list[Finding]:
+) -> Findings:
     """Drop suppressed findings; add LINT001/LINT002 for bad suppressions."""
     by_target: dict[tuple[str, int], list[Suppression]] = {}
     for path, items in suppressions.items():
         for item in items:
             by_target.setdefault((path, item.target), []).append(item)
-    kept: list[Finding] = []
+    if not by_target:  # nothing to drop or judge: as they are (not copied)
+        return findings if isinstance(findings, Findings) else Findings(findings)
+    kept = Findings()
     for finding in findings:
         hit = False
         for item in by_target.get((finding.file, finding.line), ()):

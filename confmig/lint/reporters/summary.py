@@ -7,6 +7,7 @@ from typing import Any
 
 from confmig.lint import rule
 from confmig.lint.engine import LintResult
+from confmig.lint.finding import codes_of, severities_of
 
 
 def rule_names() -> dict[str, str]:
@@ -15,8 +16,8 @@ def rule_names() -> dict[str, str]:
 
 
 def summary(result: LintResult) -> dict[str, Any]:
-    by_code = Counter(f.code for f in result.findings)
-    by_severity = Counter(f.severity.value for f in result.findings)
+    by_code = Counter(codes_of(result.findings))
+    by_severity = Counter(s.value for s in severities_of(result.findings))
     return {
         "total": len(result.findings),
         "by_severity": {s: by_severity.get(s, 0) for s in ("error", "warning", "info")},

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from confmig.console import Line, PlainConsole, print_error, write_lines, write_table
 from confmig.lint.engine import LintResult
-from confmig.lint.finding import Finding, Severity
+from confmig.lint.finding import Finding, Severity, codes_of, severities_of
 from confmig.lint.reporters.summary import rule_names
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def print_summary(result: LintResult, console: Console | PlainConsole) -> None:
             else ("Failed", "bold red")
         write_lines(console, [[status, (f" in {files} {noun}{cached}.", "")]])
         return
-    severities = Counter(f.severity for f in result.findings)
+    severities = Counter(severities_of(result.findings))
     counted = [(f"{severities[s]} {s.value}{'s' if severities[s] != 1 else ''}", _STYLE[s])
                for s in Severity if severities[s]]
     summary: list[tuple[str, str]] = [
@@ -120,8 +120,9 @@ def print_summary(result: LintResult, console: Console | PlainConsole) -> None:
     summary.append((f") in {files} {noun}.", ""))
     write_lines(console, [summary])
     names = rule_names()
-    counts = Counter(f.code for f in result.findings)
-    severity_of = {f.code: f.severity for f in result.findings}
+    counts = Counter(codes_of(result.findings))
+    severity_of = dict(zip(codes_of(result.findings), severities_of(result.findings),
+                           strict=True))
     write_table(console, [[(f"{count:>5}", ""), (code, _STYLE[severity_of[code]]),
                            (names.get(code, "internal-error"), "")]
                           for code, count in sorted(counts.items())])
