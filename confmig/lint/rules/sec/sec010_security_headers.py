@@ -83,7 +83,8 @@ class SecurityHeaderMistake(Rule):
             return
         # "Header onsuccess unset X" + "Header always set X" is the documented way to avoid a
         # duplicate header, not a removal: only an unset of a header never set here counts.
-        # Only the directives that may be reported are kept (a file may hold 50,000 Headers).
+        # Only the directives that may be reported are kept (a file may hold 50,000 Headers),
+        # and only the security headers' names set here: nothing else is asked of the set.
         set_here: set[str] = set()
         candidates: list[tuple[Directive, str, str, str | None]] = []
         for d, _ in ctx.directives():
@@ -91,7 +92,8 @@ class SecurityHeaderMistake(Rule):
                 continue
             action, name = found
             if action in _SETTING:
-                set_here.add(name.lower())
+                if (lower := name.lower()) in _BY_LOWER:
+                    set_here.add(lower)
                 near = misspelt(name)
                 if near is not None:
                     candidates.append((d, action, name, near))
