@@ -173,13 +173,14 @@ class Directive(Node):
     _place: DirectivePlace = field(repr=False)
     name: str
     lname: str = field(init=False, repr=False)
-    _words: list[str] | WordTable = field(repr=False)
+    _words: list[str] | WordTable | _PlainWords = field(repr=False)
     _text: str | None = field(repr=False)
 
     def __init__(self, file: str | None = None, line: int = 0, column: int | None = None,
                  raw: str | Source | None = None, name: str = "",
                  args: list[str] | None = None, args_text: str | None = None,
-                 end_line: int | None = None, _words: list[str] | WordTable | None = None,
+                 end_line: int | None = None,
+                 _words: list[str] | WordTable | _PlainWords | None = None,
                  _text: str | None = "", _raw: str | Source | None = None,
                  _place: DirectivePlace | None = None) -> None:
         # What is given wins over _raw, _place, _words and _text (dataclasses.replace passes
@@ -243,15 +244,21 @@ class Directive(Node):
 
     @property
     def args(self) -> list[str]:
-        if isinstance(self._words, WordTable):
+        words = self._words
+        if isinstance(words, WordTable):
             self._read()
-        return self._words  # type: ignore[return-value]
+            words = self._words
+        if words is PLAIN_WORDS:
+            return self._text.split(" ")  # type: ignore[union-attr]
+        return words  # type: ignore[return-value]
 
     def args_unkept(self) -> list[str]:
         """The words, as :attr:`args`, without keeping them (nor the argument text) on a node
         not read yet: a reader that passes over each node once (``parse --format json``)
         leaves the tree as the parse made it."""
         words = self._words
+        if words is PLAIN_WORDS:
+            return self._text.split(" ")  # type: ignore[union-attr]
         if not isinstance(words, WordTable):
             return words
         return words.words(self.args_text_unkept())
@@ -268,7 +275,10 @@ class Directive(Node):
     def _read(self) -> None:
         """Cut the argument text from ``raw`` (see :meth:`parsed`) and split it, both shared
         with equal lines of the file; kept once read: a lint reads them several times a
-        directive, and cutting costs five times a read."""
+        directive, and cutting costs five times a read.  Words that are the text split at
+        single spaces are not kept unless the file's table shares their list with equal lines
+        (:data:`PLAIN_WORDS`): a list and its strings cost about twice the text, and
+        ``str.split`` makes them again faster than the lint reads them."""
         text = self._text
         table = self._words
         if not isinstance(table, WordTable):  # split already, or never parsed lazily
@@ -278,7 +288,28 @@ class Directive(Node):
         if text is None:
             text = table.share(self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE))
             self._text = text
-        self._words = table.split(text)
+        words = table.split(text)
+        if words is not table.lists.get(text) and words == text.split(" "):
+            self._words = PLAIN_WORDS
+        else:
+            self._words = words
+
+
+class _PlainWords:
+    """The mark of a directive whose words are its argument text split at single spaces
+    (``a b c``: no quote, no other white space), made again on each read of
+    :attr:`Directive.args` instead of kept.  One object, which pickles as itself."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> str:
+        return "PLAIN_WORDS"
+
+    def __repr__(self) -> str:
+        return "PLAIN_WORDS"
+
+
+PLAIN_WORDS = _PlainWords()
 
 
 class SectionShape:

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from confmig.syntax import Directive, logical_text, parse_bytes, parse_text, split_words
+from confmig.syntax.ast import PLAIN_WORDS
 from confmig.syntax.words import SHARED_ENTRIES, WordTable, first_word
 from tests.corpus import apache_corpus_files, needs_corpus
 
@@ -92,7 +93,10 @@ def test_a_file_of_distinct_lines_keeps_a_bounded_table() -> None:
     assert isinstance(table, WordTable)
     assert [d.args[1] for d in nodes] == [f"X-{i}" for i in range(SHARED_ENTRIES * 2)]
     assert len(table.lists) == len(table.strings) == SHARED_ENTRIES
-    assert nodes[0].args[0] is nodes[-1].args[0]  # "set", seen first, is in the table
+    assert nodes[0].args[0] is nodes[1].args[0]  # "set", seen first, is in the table
+    last = SHARED_ENTRIES * 2 - 1
+    # past the table, words that are the text split at single spaces are not kept (issue 10)
+    assert nodes[-1]._words is PLAIN_WORDS and nodes[-1].args == ["set", f"X-{last}", f"b{last}"]
 
 
 def test_a_pickled_node_keeps_its_text_and_words_not_its_file_table() -> None:
@@ -118,3 +122,24 @@ def test_a_directive_made_by_hand_has_no_argument_text_unless_given() -> None:
     assert (d.args_text, d.args, d.lname) == ("", ["set", "X"], "header")
     assert Directive("t", 1, 1, "", name="Options").args == []
     assert Directive("t", 1, 1, "", name="A", args_text="b c").args == []
+
+
+def test_only_words_made_again_alike_are_left_unkept() -> None:
+    """Issue 10: a directive kept its words once read (a list and its strings: ~2x its text);
+    words that are the text split at single spaces are made again on each read instead —
+    and only those: quotes, tabs or two spaces keep the split Apache makes."""
+    table_filler = "".join(f"Header set F-{i} v\n" for i in range(SHARED_ENTRIES))
+    lines = ['Header set X-P "a b"', "Header set X-T\tb", "Header set  X-S b", "Header set X-K b"]
+    nodes = list(parse_text(table_filler + "\n".join(lines) + "\n").directives())
+    for filler in nodes[:-4]:
+        assert filler.args  # the file's table of word lists is full once these are read
+    nodes = nodes[-4:]
+    assert [d.args for d in nodes] == [["set", "X-P", "a b"], ["set", "X-T", "b"],
+                                      ["set", "X-S", "b"], ["set", "X-K", "b"]]
+    assert [d._words is PLAIN_WORDS for d in nodes] == [False, False, False, True]
+    plain = nodes[-1]
+    copy = pickle.loads(pickle.dumps(plain))
+    assert copy._words is PLAIN_WORDS and copy.args == ["set", "X-K", "b"]
+    moved = dataclasses.replace(plain, end_line=9)
+    assert (moved.args, moved.args_text, moved.end_line) == (["set", "X-K", "b"], "set X-K b", 9)
+    assert plain.args_unkept() == ["set", "X-K", "b"]
