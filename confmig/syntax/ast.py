@@ -238,9 +238,13 @@ class Directive(Node):
 
     @property
     def args_text(self) -> str:
-        if self._text is None:
+        text = self._text
+        if text is None:
+            if not isinstance(self._words, WordTable):  # words kept, the text not (see _read)
+                return self.args_text_unkept()
             self._read()
-        return self._text  # type: ignore[return-value]
+            text = self._text
+        return text  # type: ignore[return-value]
 
     @property
     def args(self) -> list[str]:
@@ -289,10 +293,14 @@ class Directive(Node):
             text = table.share(self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE))
             self._text = text
         words = table.split(text)
-        if words is not table.lists.get(text) and words == text.split(" "):
+        if words is table.lists.get(text):
+            self._words = words
+        elif words == text.split(" "):
             self._words = PLAIN_WORDS
         else:
             self._words = words
+            if text is not table.strings.get(text):
+                self._text = None  # cut from the line again when read
 
 
 class _PlainWords:

@@ -137,6 +137,11 @@ def test_only_words_made_again_alike_are_left_unkept() -> None:
     assert [d.args for d in nodes] == [["set", "X-P", "a b"], ["set", "X-T", "b"],
                                       ["set", "X-S", "b"], ["set", "X-K", "b"]]
     assert [d._words is PLAIN_WORDS for d in nodes] == [False, False, False, True]
+    # the other lines keep their words, and cut their text from the line again when read
+    quoted = nodes[0]
+    assert quoted._text is None and quoted.args_text == 'set X-P "a b"'
+    assert pickle.loads(pickle.dumps(quoted)).args_text == 'set X-P "a b"'
+    assert dataclasses.replace(quoted, end_line=9).args == ["set", "X-P", "a b"]
     plain = nodes[-1]
     copy = pickle.loads(pickle.dumps(plain))
     assert copy._words is PLAIN_WORDS and copy.args == ["set", "X-K", "b"]

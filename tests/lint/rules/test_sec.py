@@ -154,6 +154,29 @@ def test_sec010_unset_only_when_not_set_again() -> None:
                                "Header set content-security-policy x\n")
 
 
+def test_sec010_near_misses_as_before_the_length_check() -> None:
+    from confmig.lint.rules.sec.sec010_security_headers import (
+        SECURITY_HEADERS,
+        distance,
+        misspelt,
+    )
+
+    def reference(name: str) -> str | None:  # misspelt without its check of lengths
+        if name.lower() in {h.lower() for h in SECURITY_HEADERS}:
+            return None
+        close = [h for h in SECURITY_HEADERS if abs(len(h) - len(name)) <= 2]
+        if not close:
+            return None
+        best = min(close, key=lambda h: distance(name, h))
+        return best if distance(name, best) <= (1 if len(best) < 12 else 2) else None
+
+    names = [h[:cut] + extra + h[cut + drop:] for h in SECURITY_HEADERS
+             for cut in range(0, len(h), 3) for drop in (0, 1, 2) for extra in ("", "x", "xy")]
+    names += ["X" * n for n in range(40)]
+    assert [misspelt(n) for n in names] == [reference(n) for n in names]
+    assert sum(reference(n) is not None for n in names) > 100
+
+
 def test_sec010_keeps_only_the_security_headers_set() -> None:
     """Issue 10: it kept every header name set, lowered (3.9 MB of a 1 MB file of distinct
     Header lines), though it asks the set only about security headers."""

@@ -17,6 +17,8 @@ SECURITY_HEADERS = (
     "Cross-Origin-Embedder-Policy", "Cross-Origin-Resource-Policy", "X-XSS-Protection",
 )
 _BY_LOWER = {h.lower(): h for h in SECURITY_HEADERS}
+# the lengths a near miss of a security header may have (see misspelt: within 2)
+_NEAR_LENGTHS = frozenset(len(h) + d for h in SECURITY_HEADERS for d in range(-2, 3))
 _SETTING = frozenset({"set", "append", "add", "merge", "setifempty"})
 _CONDITIONS = frozenset({"always", "onsuccess"})
 
@@ -39,7 +41,7 @@ def distance(a: str, b: str, limit: int = 3) -> int:
 @functools.lru_cache(maxsize=1024)
 def misspelt(name: str) -> str | None:
     """The security header ``name`` is a near miss of, if any (never an exact match)."""
-    if name.lower() in _BY_LOWER:
+    if len(name) not in _NEAR_LENGTHS or name.lower() in _BY_LOWER:
         return None
     close = [h for h in SECURITY_HEADERS if abs(len(h) - len(name)) <= 2]
     if not close:
