@@ -50,6 +50,8 @@ SHAPES: dict[str, tuple[str, str]] = {
     "templates": ("the bench tree's three templates, numbered (IfModule, rewrite, headers, "
                   "expiry, 2.2 access control)", ""),
     "rewrite": ("distinct RewriteRule lines", "RewriteRule ^p{i}/(.*)$ /x{i}.php?q=$1 [L,QSA]\n"),
+    "rewrite-on": ("the rewrite shape after a RewriteEngine On line (SEC002's requests run "
+                   "every rule)", ""),
     "comments": ("comment lines", "# comment {i} lorem ipsum dolor sit amet\n"),
     "h5bp": ("the h5bp .htaccess of the shared corpus, repeated (mostly comments, as real "
              "files are)", ""),
@@ -64,6 +66,9 @@ def make_text(shape: str, size: int) -> bytes | None:
             return None
         unit = H5BP.read_bytes()
         return unit * max(1, size // len(unit))
+    if shape == "rewrite-on":
+        rules = make_text("rewrite", size)
+        return None if rules is None else b"RewriteEngine On\n" + rules
     if shape == "templates":
         from bench.trees import TEMPLATES
 
