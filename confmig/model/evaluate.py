@@ -56,7 +56,12 @@ from confmig.model.merge import CoreDir
 from confmig.model.mime import type_checker
 from confmig.model.protocol import DEFAULT_LIMITS, refusal
 from confmig.model.request import Request
-from confmig.model.response_headers import check_headers, fixup_vary, response_headers
+from confmig.model.response_headers import (
+    cannot_fail,
+    check_headers,
+    fixup_vary,
+    response_headers,
+)
 from confmig.model.rewrite import RewriteRequest
 from confmig.model.rewrite_hooks import apply_forced_type, rewrite_fixup
 from confmig.model.round import DIR_MAGIC_TYPE, REDIRECT_HANDLER, Round
@@ -87,17 +92,20 @@ STEPS_TAIL = 150  # and from its end
 
 
 def evaluate(target: Workspace | Site | LoadedConfig, request: Request, *,
-             trace: bool = True) -> Answer:
+             trace: bool = True, headers: bool = True) -> Answer:
     """What Apache answers to *request* under *target*'s configuration.
 
     With ``trace=False`` the explanation (``steps``, ``applied``, rewrite traces) is not
-    built: the same answer, several times faster (for probes and benchmarks)."""
+    built: the same answer, several times faster (for probes and benchmarks).  With
+    ``headers=False`` the caller reads only the status, location and file: the response
+    headers are worked out only where they could turn the status into 500
+    (:meth:`Evaluation.answer`), and ``Answer.headers`` may be left empty."""
     site = target if isinstance(target, Site) else site_for(target)
     key = (request.host, request.local_addr, request.port)
     server = site.servers_for.get(key)
     if server is None:
         server = site.servers_for[key] = site.select(*key)
-    return Evaluation(site, server, request, trace).run()
+    return Evaluation(site, server, request, trace, headers).run()
 
 
 class Evaluation:
@@ -110,11 +118,12 @@ class Evaluation:
     """
 
     def __init__(self, site: Site, server: VirtualServer, request: Request,
-                 trace: bool = True) -> None:
+                 trace: bool = True, headers: bool = True) -> None:
         self.site = site
         self.server = server
         self.request = request
         self.trace = trace
+        self.headers = headers  # False: the answer's headers are not read (see evaluate)
         self.steps: list[Step] = []
         self.steps_omitted = 0
         self.unsupported: list[str] = []
@@ -426,8 +435,11 @@ class Evaluation:
             root = server.root_slash
             file = filename[len(root):] if filename.startswith(root) else filename
         location = rnd.location if 300 <= status < 400 or status == 201 else None
-        headers = response_headers(self, rnd, status)
-        problem = check_headers(headers, location, server.protocol.strict)
+        strict = server.protocol.strict
+        # (a caller that does not read the headers gets none when they cannot fail)
+        headers = ({} if not self.headers and cannot_fail(self, rnd, strict) else
+                   response_headers(self, rnd, status))
+        problem = check_headers(headers, location, strict)
         if problem is not None:
             return self.headers_failure(rnd, problem)
         return Answer(  # positionally: status, location, file, filename, headers, applied…

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from confmig.model.mapping import substitute
 from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
+from confmig.model.merge.headers import line_name, name_kind
 from confmig.model.request import Request
 from confmig.model.rewrite.regex import Regex, from_bytes, to_bytes
 from confmig.model.round import DIR_MAGIC_TYPE, Round
@@ -201,7 +202,8 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], lines: Sequenc
                 continue
         else:
             value = format_value(ev, h.format, rnd)
-        _apply_header(h, value, table, counts, rnd, ev.request)
+        _apply_header(h, line_name(h, lines[index]) if h.name_at >= 0 else h.name, value,
+                      table, counts, rnd, ev.request)
 
 
 def _value_expression(ev: Evaluation, h: HeaderEntry, rnd: Round,
@@ -246,11 +248,11 @@ def format_value(ev: Evaluation, parts: tuple[tuple[str, str], ...], rnd: Round)
     return "".join(out)
 
 
-def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]],
+def _apply_header(h: HeaderEntry, name: str, value: str, table: list[tuple[str, str]],
                   counts: Counter[str], rnd: Round, request: Request) -> None:
-    """One mod_headers action on a table; *counts* (fields per lower-case name) is kept
-    up to date with it."""
-    key = h.name.lower()
+    """One mod_headers action (of the line setting field *name*) on a table; *counts*
+    (fields per lower-case name) is kept up to date with it."""
+    key = name.lower()
     action = h.action
     if action == "echo":  # the name is a regex over the request's header names
         echoed = [(n, v) for n, v in request.headers.items() if h.regex.search(n) is not None]
@@ -263,11 +265,11 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]],
                if present and action not in ("set", "add", "unset") else [])
     if action == "set" or (action == "setifempty" and not current):
         _remove(table, counts, key, present)
-        _add(table, counts, h.name, value)
+        _add(table, counts, name, value)
         if key == "content-type":
             rnd.content_type = value
     elif action == "add":
-        _add(table, counts, h.name, value)
+        _add(table, counts, name, value)
     elif action in ("append", "merge"):
         tokens = [t.strip() for v in current for t in v.split(",")]
         if action == "merge" and value in tokens:
@@ -275,10 +277,10 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]],
         if current:
             first = next(i for i, (n, _) in enumerate(table) if n.lower() == key)
             _remove(table, counts, key, present)
-            table.insert(first, (h.name, ", ".join([*current, value])))
+            table.insert(first, (name, ", ".join([*current, value])))
             counts[key] = 1
         else:
-            _add(table, counts, h.name, value)
+            _add(table, counts, name, value)
     elif action == "unset":
         _remove(table, counts, key, present)
     elif action in ("edit", "edit*"):
@@ -288,7 +290,7 @@ def _apply_header(h: HeaderEntry, value: str, table: list[tuple[str, str]],
         edited = [_edit(h.regex, v, value, every) for v in current]
         _remove(table, counts, key, present)
         for v in edited:
-            _add(table, counts, h.name, v)
+            _add(table, counts, name, v)
         if key == "content-type" and rnd.content_type is not None:
             rnd.content_type = _edit(h.regex, rnd.content_type, value, every)
 
@@ -307,10 +309,8 @@ def _remove(table: list[tuple[str, str]], counts: Counter[str], key: str,
 
 
 # check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
-# obs-text (Unsafe); a value is field-content — no control character but HT — where CRLF
-# followed by SP or HT is folding, sent as one space.
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-_VCHAR_OBSTEXT = re.compile(r"[^\x00-\x20\x7f]+")
+# obs-text (Unsafe) (merge.headers.name_kind); a value is field-content — no control
+# character but HT — where CRLF followed by SP or HT is folding, sent as one space.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _FOLDING = re.compile(r"\r\n[ \t][ \t]*")
 
@@ -334,6 +334,32 @@ def check_headers(headers: dict[str, str], location: str | None, strict: bool = 
     return None
 
 
+def cannot_fail(ev: Evaluation, rnd: Round, strict: bool = True) -> bool:
+    """Whether this response's headers pass ``check_headers`` whatever they turn out to be,
+    without working them out: the fields set before mod_headers runs (Content-Type, Vary,
+    mod_rewrite's cookies; Cache-Control and Expires are digits and dates) pass, and no
+    ``Header`` entry of the configuration can add one that fails
+    (:meth:`~confmig.model.merge.HeadersDir.cannot_fail`: values joined by append, merge or
+    the merge of equal names then pass too).  The Location field is not one of them."""
+    conf: HeadersDir | None = rnd.config.get("headers")
+    if conf is not None and not conf.cannot_fail(strict):
+        return False
+    fields = [("Set-Cookie", c) for c in ev.cookies]
+    ctype = rnd.content_type
+    if rnd.served and not rnd.listing and ctype and ctype != DIR_MAGIC_TYPE:
+        fields.append(("Content-Type", with_default_charset(ev, rnd, ctype)))
+    if rnd.served and rnd.vary:
+        fields.append(("Vary", ",".join(rnd.vary)))
+    # (check_header's "" — passes once unfolded — is a pass)
+    return not any(check_header(name, value, strict) for name, value in fields)
+
+
+def valid_field_name(name: str, strict: bool) -> bool:
+    """``check_header``'s test of a field name: a token (HttpProtocolOptions Strict) or
+    VCHAR / obs-text (Unsafe)."""
+    return name_kind(name) >= (2 if strict else 1)
+
+
 # names seen to pass (they come from the configuration: a bounded set)
 _NAMES_STRICT: set[str] = set()
 _NAMES_UNSAFE: set[str] = set()
@@ -346,7 +372,7 @@ def check_header(name: str, value: str, strict: bool) -> str | None:
     if name not in names_ok:
         if not name:
             return "Empty response header name"
-        if (_TOKEN if strict else _VCHAR_OBSTEXT).fullmatch(name) is None:
+        if not valid_field_name(name, strict):
             return f"Response header name {name!r} contains invalid characters"
         if len(names_ok) < 4096:
             names_ok.add(name)

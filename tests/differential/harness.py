@@ -149,6 +149,8 @@ class Outcome:
     apache: Observed
     model: Answer
     fast: Answer
+    # without the explanation nor the headers (``headers=False``: SEC002's question)
+    status_only: Answer | None = None
 
 
 class Harness:
@@ -219,7 +221,9 @@ class Harness:
         with ThreadPoolExecutor(max_workers=16) as pool:
             observed = list(pool.map(lambda p: self.observe(*p), pairs))
         return [Outcome(s, c, o, evaluate(self.site_model, self.request(s, c)),
-                        evaluate(self.site_model, self.request(s, c), trace=False))
+                        evaluate(self.site_model, self.request(s, c), trace=False),
+                        evaluate(self.site_model, self.request(s, c), trace=False,
+                                 headers=False))
                 for (s, c), o in zip(pairs, observed, strict=True)]
 
 

@@ -298,14 +298,25 @@ def header_control_characters() -> SiteSpec:
         "name/.htaccess": "Header set \"X(T)\" v\n",
         "redirect/.htaccess": "RewriteEngine On\nRewriteRule ^r/(.*)$ /target/$1 [R,NE]\n",
         "errors/500.txt": None,
+        # a value from the environment; a cookie of mod_rewrite's with one, unset or not
+        "env/.htaccess": "SetEnv V \"a\x01b\"\nHeader set X-T %{V}e\n",
+        "cookie/.htaccess": "RewriteEngine On\nRewriteRule ^c/(.*)$ - [CO=n:$1:.test]\n",
+        "uncookie/.htaccess": "RewriteEngine On\nRewriteRule ^c/(.*)$ - [CO=n:$1:.test]\n"
+                              "Header always unset Set-Cookie\n",
+        "cookie/c/a\x01b": None,
+        "uncookie/c/a\x01b": None,
+        "cookie/c/ab": None,
     }
     cases = []
-    for directory in ("set", "always", "del", "tab", "doc", "msg", "name"):
+    for directory in ("set", "always", "del", "tab", "doc", "msg", "name", "env"):
         files[f"{directory}/x.txt"] = None
         cases.append(Case(f"/{directory}/x.txt", repr(files[f"{directory}/.htaccess"])))
     cases.append(Case("/missing/nothing.txt", "Header always with a control character on a 404"))
     cases.append(Case("/redirect/r/a%1cb", "a Location with a control character ([NE])"))
     cases.append(Case("/redirect/r/ab", "a Location without"))
+    cases.append(Case("/cookie/c/a%01b", "a [CO] cookie with a control character"))
+    cases.append(Case("/uncookie/c/a%01b", "the same cookie unset by Header always unset"))
+    cases.append(Case("/cookie/c/ab", "a [CO] cookie without"))
     return SiteSpec("headerctl", files, cases)
 
 

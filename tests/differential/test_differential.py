@@ -34,6 +34,12 @@ def check(outcome: Outcome) -> None:
     assert ({k: v for k, v in fast.headers.items() if k != "Expires"}
             == {k: v for k, v in model.headers.items() if k != "Expires"}), describe(outcome)
     assert fast.steps == [] and fast.applied == []
+    # The same status, Location and file when the headers are not asked for (the model
+    # works them out only where they could make the answer a 500).
+    bare = outcome.status_only
+    if bare is not None:
+        assert (bare.status, bare.location, bare.file, bare.filename) == (
+            model.status, model.location, model.file, model.filename), describe(outcome)
 
 
 @pytest.mark.apache

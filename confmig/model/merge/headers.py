@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
@@ -23,8 +24,10 @@ class HeaderEntry:
     """One ``Header [always|onsuccess] action name [value [replacement]] [cond]``.
 
     A :class:`HeadersDir` keeps one entry without its directive (``directive`` None) per
-    distinct argument list, shared by the lines that repeat it, beside the directives
-    themselves; ``HeadersDir.onsuccess``/``always`` give each line its own."""
+    distinct argument list but the field name — a shape shared by the lines that differ only
+    in the name they set, whose ``name`` is "" and read from each line's words (the word at
+    ``name_at``: :func:`line_name`) — beside the directives themselves;
+    ``HeadersDir.onsuccess``/``always`` give each line its own entry, name and directive."""
 
     directive: Directive | None
     action: HeaderAction
@@ -41,6 +44,14 @@ class HeaderEntry:
     # the value ("replacement" for edit) as parse_format_string reads it: (tag, argument)
     # pairs, tag "" for text (backslash escapes resolved), "e" for %{VAR}e …
     format: tuple[tuple[str, str], ...] = ()
+    # where the name is in the line's words (-1: ``name`` is the name, as for echo's regex)
+    name_at: int = -1
+    # check_header's verdict on the name: 2 a token, 1 VCHAR / obs-text only, 0 neither
+    name_kind: int = 2
+    # the value is text without control characters, or nothing is set (see cannot_fail)
+    plain: bool = False
+    # nothing but env= conditions makes it depend on the request (see HeadersDir.static)
+    static: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,18 +70,38 @@ class HeadersDir:
     always_lines: tuple[Directive, ...] = ()
     static: bool = field(init=False, default=True)
     env_names: tuple[str, ...] = field(init=False, default=())
+    # what cannot_fail found, per HttpProtocolOptions Strict (True) / Unsafe (False)
+    _cannot_fail: dict[bool, bool] | None = field(init=False, default=None, repr=False,
+                                                  compare=False)
 
     def __post_init__(self) -> None:
-        # (each shared entry once)
-        entries = {id(h): h for h in (*self.onsuccess_parsed, *self.always_parsed)}.values()
-        static = all(h.expr is None and h.value_expr is None
-                     and all(not tag for tag, _ in h.format)
-                     and h.action not in ("echo", "edit", "edit*") for h in entries)
-        names = tuple(dict.fromkeys(h.env.lstrip("!") for h in (*self.onsuccess_parsed,
-                                                                *self.always_parsed)
+        parsed = (self.onsuccess_parsed, self.always_parsed)
+        static = all(h.static for entries in parsed for h in entries)
+        names = tuple(dict.fromkeys(h.env.lstrip("!") for entries in parsed for h in entries
                                     if h.env))
         object.__setattr__(self, "static", static)
         object.__setattr__(self, "env_names", names)
+
+    def cannot_fail(self, strict: bool) -> bool:
+        """No entry can put a field that fails ``check_headers`` in a response whose other
+        fields pass it: every entry sets, adds, appends, merges or unsets a name that is a
+        valid field name (a token when *strict*) with a value of text without control
+        characters (or ``%t``, ``%s``… which the model keeps as text) — no ``expr=``
+        condition or value, ``%{VAR}e``, ``echo`` or ``edit``.  Worked out once per
+        configuration (the request model then answers a status without building the
+        response's header table)."""
+        known = self._cannot_fail
+        if known is None:
+            known = {}
+            object.__setattr__(self, "_cannot_fail", known)
+        found = known.get(strict)
+        if found is None:
+            kind = 2 if strict else 1
+            found = known[strict] = all(h.plain and h.name_kind >= kind
+                                        for entries in (self.onsuccess_parsed,
+                                                        self.always_parsed)
+                                        for h in entries)
+        return found
 
     @property
     def onsuccess(self) -> tuple[HeaderEntry, ...]:
@@ -85,7 +116,42 @@ class HeadersDir:
 
 def _with_lines(parsed: tuple[HeaderEntry, ...], lines: tuple[Directive, ...]
                 ) -> tuple[HeaderEntry, ...]:
-    return tuple(replace(h, directive=d) for h, d in zip(parsed, lines, strict=True))
+    return tuple(replace(h, directive=d, name=line_name(h, d), name_at=-1)
+                 for h, d in zip(parsed, lines, strict=True))
+
+
+def line_name(h: HeaderEntry, d: Directive) -> str:
+    """The field name line *d* of entry *h* sets (``Header set X-A:`` sets ``X-A``)."""
+    if h.name_at < 0:
+        return h.name
+    name = d.args[h.name_at]
+    return name.split(":", 1)[0] if ":" in name else name
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_PLAIN_ACTIONS = frozenset(["set", "setifempty", "add", "append", "merge", "unset", "note"])
+# check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
+# obs-text (Unsafe)
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_VCHAR_OBSTEXT = re.compile(r"[^\x00-\x20\x7f]+")
+
+
+def name_kind(name: str) -> int:
+    """``check_header``'s test of a field name: 2 a token (passes HttpProtocolOptions Strict),
+    1 VCHAR / obs-text only (passes Unsafe), 0 neither (or empty)."""
+    if _TOKEN.fullmatch(name) is not None:
+        return 2
+    return 1 if _VCHAR_OBSTEXT.fullmatch(name) is not None else 0
+
+
+def _plain(early: bool, action: str, expr: str | None, value_expr: Any,
+           form: tuple[tuple[str, str], ...]) -> bool:
+    """The entry's value is known text without control characters (see
+    :meth:`HeadersDir.cannot_fail`), or it sets nothing (``early``, ``unset``, ``note``)."""
+    if early:
+        return True
+    return (action in _PLAIN_ACTIONS and expr is None and value_expr is None
+            and all(tag != "e" and _CONTROL.search(text) is None for tag, text in form))
 
 
 def merge_headers(base: HeadersDir, new: HeadersDir) -> HeadersDir:
@@ -96,10 +162,11 @@ def merge_headers(base: HeadersDir, new: HeadersDir) -> HeadersDir:
                       base.always_lines + new.always_lines)
 
 
-# The parsed entries of the argument lists seen last (without directive: nothing of a
-# configuration is kept past it but strings, patterns and expressions), shared by equal
-# lines; bounded as http_date's dates are.
-_PARSED: dict[tuple[bool, tuple[str, ...]], HeaderEntry] = {}
+# The parsed entries of the argument lists seen last but their field name (without
+# directive nor name: nothing of a configuration is kept past it but strings, patterns and
+# expressions), shared by the lines that differ at most in that name; bounded as
+# http_date's dates are.
+_PARSED: dict[tuple[Any, ...], HeaderEntry] = {}
 
 
 # -- directives --------------------------------------------------------------------------
@@ -112,8 +179,19 @@ _ACTION_NAMES = {action: action for action in _HEADER_ACTIONS}
 
 @handles("header")
 def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    """``header_cmd`` / ``header_inout_cmd``: the argument rules and their error texts."""
-    key = (b.restricted, tuple(d.args))
+    """``header_cmd`` / ``header_inout_cmd``: the argument rules and their error texts.
+    (Nothing but the entry's name depends on the field name the line sets, except for
+    ``echo``, whose name is a regex: the lines that differ only there share one entry.)"""
+    args = d.args
+    at = 2 if args and args[0].lower() in ("always", "onsuccess") else 1
+    if len(args) > at and args[at - 1].lower() != "echo":
+        name = args[at]
+        if ":" in name:
+            name = name.split(":", 1)[0]
+        key: tuple[Any, ...] = (b.restricted, at, name_kind(name), *args[:at],
+                                *args[at + 1:])
+    else:
+        key = (b.restricted, -1, *args)
     parsed = _PARSED.get(key)
     if parsed is None:
         found = _parse_header(b, d)
@@ -135,10 +213,13 @@ def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
     if not args:
         return "Header requires at least one argument"
     always = False
+    name_at = 1
     if args[0].lower() in ("always", "onsuccess"):
         always = args.pop(0).lower() == "always"
+        name_at = 2
     action = args.pop(0).lower() if args else ""
     action = _ACTION_NAMES.get(action, action)
+    name_given = len(args) > 0
     name = args.pop(0) if args else ""
     value = args.pop(0) if args else None
     subs = args.pop(0) if args else None
@@ -212,8 +293,13 @@ def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
             form = parsed
     if ":" in name:
         name = name.split(":", 1)[0]
-    return HeaderEntry(None, action, name, value, subs, always, env, expr,  # type: ignore[arg-type]
-                       early, value_expr, regex, form)
+    # (the name read from each line: the entry is shared by lines setting other names)
+    at = -1 if action == "echo" or not name_given else name_at
+    static = (expr is None and value_expr is None and all(not tag for tag, _ in form)
+              and action not in ("echo", "edit", "edit*"))
+    return HeaderEntry(None, action, "" if at >= 0 else name, value, subs,  # type: ignore[arg-type]
+                       always, env, expr, early, value_expr, regex, form, at, name_kind(name),
+                       _plain(early, action, expr, value_expr, form), static)
 
 
 

@@ -148,7 +148,8 @@ def _served(ctx: LintContext, candidates: list[SampleFile]) -> list[SampleFile]:
 
     site = site_for(ctx.workspace)
     return [t for t in candidates
-            if 200 <= evaluate(site, Request.from_url(t.url), trace=False).status < 300]
+            if 200 <= evaluate(site, Request.from_url(t.url), trace=False,
+                               headers=False).status < 300]
 
 
 def _holes(targets: list[SampleFile], open_: list[SampleFile]) -> list[SampleFile]:
@@ -228,7 +229,8 @@ def _sends(site: Site, server: VirtualServer, target: SampleFile) -> bool:
     from confmig.model.evaluate import Evaluation
     from confmig.model.request import Request
 
-    answer = Evaluation(site, server, Request.from_url(target.url), trace=False).run()
+    answer = Evaluation(site, server, Request.from_url(target.url), trace=False,
+                        headers=False).run()
     return 200 <= answer.status < 300 and answer.filename is not None \
         and os.path.normpath(answer.filename) == os.path.normpath(target.path)
 
