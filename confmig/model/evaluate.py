@@ -173,6 +173,13 @@ class Evaluation:
             answer = self.decide()
         finally:
             hit = limits.end(saved)
+            # The vhost's rewrite template (site.memo, rewrite_hooks.server_template) names this
+            # evaluation as its look-ahead: let go of it, or site -> memo -> template -> this
+            # evaluation -> site is a cycle that keeps the site, its access files' trees and
+            # caches alive until the cycle collector runs (issue 10).
+            base = self.rewrite_base
+            if base is not None and base.lookahead is self:
+                base.lookahead = None
         if hit:
             answer.limits = hit
         return answer
