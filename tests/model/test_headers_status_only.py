@@ -68,12 +68,11 @@ def test_headers_that_may_fail_are_worked_out(tmp_path: Path, kind: str) -> None
 
 def test_a_cookie_with_a_control_character_is_checked(tmp_path: Path) -> None:
     """mod_rewrite's cookies are set before mod_headers runs: one that fails makes a 500 even
-    when every Header line is plain, and ``Header always unset Set-Cookie`` saves it."""
+    when every Header line is plain (test_headers_status_only_apache: so does Apache)."""
     rules = "RewriteEngine On\nRewriteRule ^c/(.*)$ - [CO=n:$1:.test]\n"
-    for text, status in ((rules, 500), (rules + "Header always unset Set-Cookie\n", 404)):
-        full, bare = _answers(tmp_path / str(status), PLAIN + text, "/c/a%01b")
-        _same(full, bare)
-        assert full.status == status
+    full, bare = _answers(tmp_path / "bad", PLAIN + rules, "/c/a%01b")
+    _same(full, bare)
+    assert full.status == 500
     full, bare = _answers(tmp_path / "ok", PLAIN + rules, "/c/ab")
     _same(full, bare)
     assert full.status == 404 and bare.headers == {}
