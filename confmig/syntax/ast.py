@@ -62,23 +62,35 @@ class Source:
         return f"<Source of {len(self._data)} bytes>"
 
 
+# A directive's or a section's line is its block's first line (``base``, kept by the place or
+# shape it shares with the nodes of its block) plus its row in the block (``_row``, 0 to 255):
+# CPython keeps one int object for each of -5..256, so the row costs no object of its own,
+# where a line number of its own cost 32 bytes a node (a third of a directive).
+BLOCK_ROWS = 256
+
+
+def block_of(line: int) -> tuple[int, int]:
+    """``line`` as its block's first line and its row in the block (see :data:`BLOCK_ROWS`)."""
+    row = line % BLOCK_ROWS
+    return line - row, row
+
+
 @dataclass(eq=False, slots=True, init=False)
 class Node:
-    """What every node has: its line (1-based, of its first non-blank character) and its text
-    as written (``raw``).  ``file`` and ``column`` are a slot each on the line nodes and read
-    from the section's shape on a :class:`Section`.
+    """What every node has: its ``line`` (1-based, of its first non-blank character) and its
+    text as written (``raw``).  ``line``, ``file`` and ``column`` are read from the place (or
+    shape) a node shares with the others of its block of lines, and its row in the block.
 
     ``_raw`` is the text, or the file's :class:`Source` when the text is the physical line
     ``line`` of the file (the parser decides; see :class:`Source`).  Giving ``raw`` (to the
     constructor, ``dataclasses.replace`` or by assignment) stores the string."""
 
-    line: int
     _raw: str | Source = field(repr=False)
 
     @property
     def raw(self) -> str:
         raw = self._raw
-        return raw if type(raw) is str else raw.line(self.line)  # type: ignore[union-attr]
+        return raw if type(raw) is str else raw.line(self.line)  # type: ignore[attr-defined]
 
     @raw.setter
     def raw(self, text: str) -> None:
@@ -99,28 +111,64 @@ class Node:
         return dict(self.__getstate__()[1])  # type: ignore[index]
 
 
-@dataclass(eq=False, slots=True, init=False)
+@dataclass(eq=False, slots=True, init=False, repr=False)
 class _LineNode(Node):
-    """A node of one logical line (blank, comment or directive)."""
+    """A node of one logical line (blank or comment): ``file``, ``column`` and ``line`` are
+    read from a :class:`DirectivePlace` (``end_delta`` 0), and its row ``_row`` in the place's
+    block of lines, as a directive's are."""
 
-    file: str
-    column: int
+    _row: int = field(repr=False)
+    _place: DirectivePlace = field(repr=False)
 
-    def __init__(self, file: str, line: int, column: int, raw: str | Source | None = None,
-                 _raw: str | Source | None = None) -> None:
-        # raw wins over _raw: dataclasses.replace passes _raw, and raw when it is changed
-        self.file = file
-        self.line = line
-        self.column = column
+    def __init__(self, file: str | None = None, line: int | None = None,
+                 column: int | None = None, raw: str | Source | None = None,
+                 _raw: str | Source | None = None, _place: DirectivePlace | None = None,
+                 _row: int | None = None) -> None:
+        # What is given wins over _raw, _place and _row (dataclasses.replace passes those,
+        # and what it changes).
+        old = _place
+        if line is None:
+            line = old.base + _row if old is not None and _row is not None else 0
+        base, self._row = block_of(line)
         self._raw = raw if raw is not None else _raw if _raw is not None else ""
+        if old is not None and file is None and column is None and old.base == base:
+            self._place = old
+        else:
+            self._place = DirectivePlace(file if file is not None else old.file if old else "",
+                                         column if column is not None else
+                                         old.column if old else 0, 0, base)
+
+    @classmethod
+    def parsed(cls, row: int, raw: str | Source, place: DirectivePlace) -> _LineNode:
+        """The parser's: the node on line ``place.base + row`` at ``place.column``."""
+        node = cls.__new__(cls)
+        node._row = row
+        node._raw = raw
+        node._place = place
+        return node
+
+    @property
+    def line(self) -> int:
+        return self._place.base + self._row
+
+    @property
+    def file(self) -> str:
+        return self._place.file
+
+    @property
+    def column(self) -> int:
+        return self._place.column
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(line={self.line}, file={self.file!r}, column={self.column})"
 
 
-@dataclass(eq=False, slots=True, init=False)
+@dataclass(eq=False, slots=True, init=False, repr=False)
 class Blank(_LineNode):
     """A line holding nothing but white space."""
 
 
-@dataclass(eq=False, slots=True, init=False)
+@dataclass(eq=False, slots=True, init=False, repr=False)
 class Comment(_LineNode):
     """A line whose first non-blank character is ``#`` (continuations included)."""
 
@@ -131,19 +179,22 @@ class Comment(_LineNode):
 
 
 class DirectivePlace:
-    """Where the directives of one file at one column are, apart from their line: ``file``,
-    ``column`` and ``end_delta``, the last line's distance from the first (0 for a one-line
-    directive).  Never modified: a directive given other values gets a place of its own."""
+    """Where the directives (and blank and comment lines) of one file at one column in one
+    block of lines are, apart from their row in the block: ``file``, ``column``,
+    ``end_delta``, the last line's distance from the first (0 for a one-line directive, and
+    for every blank or comment line), and ``base``, the block's first line (see
+    :data:`BLOCK_ROWS`).  Never modified: a node given other values gets a place of its own."""
 
-    __slots__ = ("column", "end_delta", "file")
+    __slots__ = ("base", "column", "end_delta", "file")
 
-    def __init__(self, file: str, column: int, end_delta: int) -> None:
+    def __init__(self, file: str, column: int, end_delta: int, base: int = 0) -> None:
         self.file = file
         self.column = column
         self.end_delta = end_delta
+        self.base = base
 
     def __repr__(self) -> str:
-        return f"DirectivePlace({self.file!r}, {self.column}, {self.end_delta})"
+        return f"DirectivePlace({self.file!r}, {self.column}, {self.end_delta}, {self.base})"
 
 
 @dataclass(eq=False, slots=True, init=False)
@@ -157,9 +208,11 @@ class Directive(Node):
     argument text one shared ``args`` list (a large file repeats lines): never modify
     ``args`` in place — replace it, or the node (``dataclasses.replace``).
 
-    ``file``, ``column`` and ``end_line`` are read from a :class:`DirectivePlace`, which the
-    parser shares between the directives of a file at the same column (88 bytes a node, not
-    104); ``name`` and ``lname``, read by every rule, stay slots of their own.
+    ``file``, ``column``, ``end_line`` and ``line`` are read from a :class:`DirectivePlace`,
+    which the parser shares between the directives of a block of lines at the same column,
+    and the node's row in that block (``_row``: 88 bytes a node, not 104, and no int object
+    of its own for its line); ``name`` and ``lname``, read by every rule, stay slots of their
+    own.
 
     A parsed node holds its line once until more is asked of it: ``args_text`` is cut from
     ``raw`` and ``args`` split when first read (a tree of distinct lines held each line
@@ -170,31 +223,36 @@ class Directive(Node):
     lines.
     """
 
+    _row: int = field(repr=False)
     _place: DirectivePlace = field(repr=False)
     name: str
     lname: str = field(init=False, repr=False)
     _words: list[str] | WordTable | _PlainWords = field(repr=False)
     _text: str | None = field(repr=False)
 
-    def __init__(self, file: str | None = None, line: int = 0, column: int | None = None,
-                 raw: str | Source | None = None, name: str = "",
+    def __init__(self, file: str | None = None, line: int | None = None,
+                 column: int | None = None, raw: str | Source | None = None, name: str = "",
                  args: list[str] | None = None, args_text: str | None = None,
                  end_line: int | None = None,
                  _words: list[str] | WordTable | _PlainWords | None = None,
                  _text: str | None = "", _raw: str | Source | None = None,
-                 _place: DirectivePlace | None = None) -> None:
-        # What is given wins over _raw, _place, _words and _text (dataclasses.replace passes
-        # those, and what it changes).
-        self.line = line
-        self._raw = raw if raw is not None else _raw if _raw is not None else ""
+                 _place: DirectivePlace | None = None, _row: int | None = None) -> None:
+        # What is given wins over _raw, _place, _row, _words and _text (dataclasses.replace
+        # passes those, and what it changes).
         old = _place
-        if old is not None and file is None and column is None and end_line is None:
+        if line is None:
+            line = old.base + _row if old is not None and _row is not None else 0
+        base, self._row = block_of(line)
+        self._raw = raw if raw is not None else _raw if _raw is not None else ""
+        if old is not None and file is None and column is None and end_line is None \
+                and old.base == base:
             self._place = old
         else:
             self._place = DirectivePlace(
                 file if file is not None else old.file if old else "",
                 column if column is not None else old.column if old else 0,
-                end_line - line if end_line is not None else old.end_delta if old else -line)
+                end_line - line if end_line is not None else old.end_delta if old else -line,
+                base)
         self.name = name
         # compared by every rule and merger: computed once, and shared by every node
         self.lname = sys.intern(name.lower())
@@ -204,14 +262,14 @@ class Directive(Node):
         self._text = args_text if args_text is not None else _text
 
     @classmethod
-    def parsed(cls, line: int, raw: str | Source, place: DirectivePlace, name: str,
+    def parsed(cls, row: int, raw: str | Source, place: DirectivePlace, name: str,
                lname: str, words: list[str] | WordTable) -> Directive:
-        """A node whose argument text is what follows ``name`` in ``raw``, cut when first
-        read: the parser checked that ``raw`` has no continuation and no NUL, and starts with
-        ``name`` (``lname``: its interned lower case).  Made without :meth:`__init__`'s
-        choices: one per line of a parse."""
+        """A node on line ``place.base + row`` whose argument text is what follows ``name``
+        in ``raw``, cut when first read: the parser checked that ``raw`` has no continuation
+        and no NUL, and starts with ``name`` (``lname``: its interned lower case).  Made
+        without :meth:`__init__`'s choices: one per line of a parse."""
         node = cls.__new__(cls)
-        node.line = line
+        node._row = row
         node._raw = raw
         node._place = place
         node.name = name
@@ -219,6 +277,10 @@ class Directive(Node):
         node._words = words
         node._text = None
         return node
+
+    @property
+    def line(self) -> int:
+        return self._place.base + self._row
 
     @property
     def file(self) -> str:
@@ -324,18 +386,20 @@ class SectionShape:
     """What a section's opening and closing lines say, apart from where it is: its file,
     column, name and arguments, and its closing line (``close_raw``, or the file's
     :class:`Source` when that is the physical line it is on) and error.  Lines are kept as
-    distances from the opening line (``end_delta``, ``close_delta``), so that the sections of
-    one file written alike share one shape (the parser shares them: a file of ``<Files a>``
-    blocks repeats the same section; one shape each cost 136 bytes and a line number a
-    section).  ``end`` is None for a section not closed, else the closing line's error (""
-    for none).  Never modified: a section given other values gets a shape of its own."""
+    distances from the opening line (``end_delta``, ``close_delta``), and the opening line as
+    a row in the block of lines that starts at ``base`` (see :data:`BLOCK_ROWS`), so that the
+    sections of one block written alike share one shape (the parser shares them: a file of
+    ``<Files a>`` blocks repeats the same section; one shape each cost 136 bytes and a line
+    number a section).  ``end`` is None for a section not closed, else the closing line's
+    error ("" for none).  Never modified: a section given other values gets a shape of its
+    own."""
 
-    __slots__ = ("args", "args_text", "close_delta", "close_raw", "column", "end",
+    __slots__ = ("args", "args_text", "base", "close_delta", "close_raw", "column", "end",
                  "end_delta", "file", "lname", "name")
 
     def __init__(self, file: str, column: int, name: str, args: list[str], args_text: str,
                  end_delta: int, close_raw: str | Source, close_delta: int,
-                 end: str | None) -> None:
+                 end: str | None, base: int = 0) -> None:
         self.file = file
         self.column = column
         self.name = name
@@ -347,16 +411,17 @@ class SectionShape:
         self.close_raw = close_raw
         self.close_delta = close_delta
         self.end = end
+        self.base = base
 
     def closed_by(self, close_raw: str | Source, close_delta: int, end: str | None
                   ) -> SectionShape:
         return SectionShape(self.file, self.column, self.name, self.args, self.args_text,
-                            self.end_delta, close_raw, close_delta, end)
+                            self.end_delta, close_raw, close_delta, end, self.base)
 
     def key(self) -> tuple[object, ...]:
         """Equal for shapes that say the same (``args`` is split from ``args_text``)."""
         return (self.file, self.column, self.name, self.args_text, self.end_delta,
-                self.close_raw, self.close_delta, self.end)
+                self.close_raw, self.close_delta, self.end, self.base)
 
     def __repr__(self) -> str:
         return (f"SectionShape({self.file!r}, {self.column}, {self.name!r}, {self.args!r}, "
@@ -373,31 +438,36 @@ class Section(Node):
     true section rejects (``</IfModule> x``: ``ap_build_cont_config`` wants the exact line,
     ``ap_soak_end_container`` skipping a false one does not); the loader reports it.
 
-    A section keeps its line, opening text and children; everything else (``file``,
-    ``column``, ``name``, ``lname``, ``args``, ``args_text``, ``end_line``, ``close_raw``,
-    ``close_line``, ``closed``, ``close_error``) is read from its :class:`SectionShape`,
-    which sections written alike share.  Never modify ``args`` in place.
+    A section keeps its row in its block of lines, opening text and children; everything
+    else (``line``, ``file``, ``column``, ``name``, ``lname``, ``args``, ``args_text``,
+    ``end_line``, ``close_raw``, ``close_line``, ``closed``, ``close_error``) is read from its
+    :class:`SectionShape`, which sections of a block written alike share.  Never modify
+    ``args`` in place.
     """
 
+    _row: int = field(repr=False)
     _shape: SectionShape
     children: list[Node]
 
-    def __init__(self, file: str | None = None, line: int = 0, column: int | None = None,
+    def __init__(self, file: str | None = None, line: int | None = None,
+                 column: int | None = None,
                  raw: str | Source | None = None, name: str | None = None,
                  args: list[str] | None = None, args_text: str | None = None,
                  end_line: int | None = None, children: list[Node] | None = None,
                  close_raw: str | None = None, close_line: int | None = None,
-                 _raw: str | Source | None = None, _shape: SectionShape | None = None
-                 ) -> None:
-        # What is given wins over _raw and _shape (dataclasses.replace passes those, and
-        # what it changes).
-        self.line = line
+                 _raw: str | Source | None = None, _shape: SectionShape | None = None,
+                 _row: int | None = None) -> None:
+        # What is given wins over _raw, _row and _shape (dataclasses.replace passes those,
+        # and what it changes).
+        old = _shape
+        if line is None:
+            line = old.base + _row if old is not None and _row is not None else 0
+        base, self._row = block_of(line)
         self._raw = raw if raw is not None else _raw if _raw is not None else ""
         self.children = children if children is not None else []
-        old = _shape
         if old is not None and file is None and column is None and name is None \
                 and args is None and args_text is None and end_line is None \
-                and close_raw is None and close_line is None:
+                and close_raw is None and close_line is None and old.base == base:
             self._shape = old
             return
         self._shape = SectionShape(
@@ -409,7 +479,7 @@ class Section(Node):
             end_line - line if end_line is not None else old.end_delta if old else -line,
             close_raw if close_raw is not None else old.close_raw if old else "",
             close_line - line if close_line is not None else old.close_delta if old else -line,
-            old.end if old else "")
+            old.end if old else "", base)
 
     def _slots(self) -> dict[str, object]:
         slots = Node._slots(self)
@@ -421,8 +491,8 @@ class Section(Node):
     def close_at(self, raw: str | Source, line: int, error: str,
                  shapes: dict[tuple[object, ...], SectionShape], limit: int) -> None:
         """The parser's: the section is closed by ``raw`` on ``line`` (with the error only a
-        true conditional section gives, or ""); ``shapes`` are the file's, at most ``limit``
-        of them kept for sharing."""
+        true conditional section gives, or ""); ``shapes`` are the file's (the parser's
+        choice of which), at most ``limit`` of them kept for sharing."""
         shape = self._shape.closed_by(raw, line - self.line, error)
         key = shape.key()
         found = shapes.get(key)
@@ -431,6 +501,10 @@ class Section(Node):
             if len(shapes) < limit:
                 shapes[key] = shape
         self._shape = found
+
+    @property
+    def line(self) -> int:
+        return self._shape.base + self._row
 
     @property
     def file(self) -> str:

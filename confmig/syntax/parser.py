@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 from confmig.syntax.ast import (
+    BLOCK_ROWS,
     Blank,
     Comment,
     ConfigFile,
@@ -34,6 +35,7 @@ from confmig.syntax.ast import (
     Section,
     SectionShape,
     Source,
+    block_of,
 )
 from confmig.syntax.reader import (
     HTACCESS_MAX_LINE,
@@ -123,7 +125,9 @@ class _Builder:
         # the words split after the parse (Directive.args) still find room in theirs.  A
         # one-line node whose line is not shared (a long one, or once the table is full)
         # reads it from the file's bytes when asked (Source), and sections written alike
-        # share one SectionShape.
+        # share one SectionShape.  Places and shapes hold the first line of a block of
+        # lines (ast.BLOCK_ROWS), so those shared are the current block's: they are
+        # forgotten when a new block starts.
         self.table = WordTable()
         self._share = self.table.share
         self._lines: dict[str, str] = {}
@@ -131,11 +135,15 @@ class _Builder:
         self.conditional = False  # a conditional section was read
         self._shapes: dict[tuple[object, ...], SectionShape] = {}
         self._places: dict[tuple[int, int], DirectivePlace] = {}
+        self._places_base = 0
+        self._last_place = DirectivePlace(filename, -1, -1, 0)  # matches no node
+        self._shapes_base = 0
         self._lnames: dict[str, str] = {}
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
         lines, source = self._lines, self.source
+        blank, comment = Blank.parsed, Comment.parsed
         while True:
             try:
                 line = reader.next_line()
@@ -156,12 +164,21 @@ class _Builder:
                     lines[written] = written
             text = line.text
             if not text:
-                stack[-1].children.append(Blank(file, line.first, 1, raw))
+                row = line.first
+                place = self._last_place  # _place's common case, inline: a line in three
+                if not (row - place.base < BLOCK_ROWS and place.column == 1
+                        and place.end_delta == 0):
+                    place = self._place(1, 0, row)
+                stack[-1].children.append(blank(row - place.base, raw, place))
                 continue
             row, col = self._position(written, line.first)
             first = text[:1]
             if first == b"#":
-                stack[-1].children.append(Comment(file, row, col, raw))
+                place = self._last_place
+                if not (row - place.base < BLOCK_ROWS and place.column == col
+                        and place.end_delta == 0):
+                    place = self._place(col, 0, row)
+                stack[-1].children.append(comment(row - place.base, raw, place))
             elif first == b"<" and text[1:2] == b"/":
                 self._close(decode(text), raw, row, col)
             elif first == b"<":
@@ -187,6 +204,27 @@ class _Builder:
             return line, lead + 1
         return line + before, lead - skipped.rfind("\n")
 
+    def _place(self, column: int, end_delta: int, row: int) -> DirectivePlace:
+        """The place of a node on line ``row`` (of the current block of lines: rows only
+        grow) at ``column``, shared with the block's other nodes there; the node's row in
+        the block is ``row - place.base``."""
+        place = self._last_place  # most lines are where the one before them was
+        if row - place.base < BLOCK_ROWS and place.column == column \
+                and place.end_delta == end_delta:
+            return place
+        base = row - row % BLOCK_ROWS
+        if base != self._places_base:
+            self._places.clear()
+            self._places_base = base
+        key = (column, end_delta)
+        place = self._places.get(key)  # type: ignore[assignment]
+        if place is None:
+            place = DirectivePlace(self.file, column, end_delta, base)
+            if len(self._places) < SHARED_ENTRIES:
+                self._places[key] = place
+        self._last_place = place
+        return place
+
     def _directive(self, text: str, raw: str | Source, written: str, row: int, col: int,
                    last: int) -> Directive:
         if '"' in text or "'" in text or "\\" in text:
@@ -195,12 +233,7 @@ class _Builder:
             name = _FIRST_WORD.match(text).group()  # type: ignore[union-attr]
             rest = text[len(name):].lstrip(_SPACE)
         name = self._share(name)
-        key = (col, last - row)
-        place = self._places.get(key)
-        if place is None:
-            place = DirectivePlace(self.file, col, last - row)
-            if len(self._places) < SHARED_ENTRIES:
-                self._places[key] = place
+        place = self._place(col, last - row, row)
         if "\\" in written or "\0" in written or not name or not text.startswith(name):
             # a continuation, a NUL or a quoted name: the argument text is kept as read
             rest = self._share(rest)
@@ -214,7 +247,7 @@ class _Builder:
             lname = sys.intern(name.lower())
             if len(self._lnames) < SHARED_ENTRIES:
                 self._lnames[name] = lname
-        return Directive.parsed(row, raw, place, name, lname,
+        return Directive.parsed(row - place.base, raw, place, name, lname,
                                 self.table if found is None else found)
 
     def _open(self, text: str, raw: str | Source, row: int, col: int, last: int) -> None:
@@ -271,6 +304,10 @@ class _Builder:
             if word[2:-1].lower() != name.lower():
                 raise _Stop(ParseError(self.file, row, col,
                                        f"Expected </{name}> but saw {word}"))
+        base = block_of(section.line)[0]  # its opening line's block (its shape's)
+        if base != self._shapes_base:
+            self._shapes.clear()
+            self._shapes_base = base
         section.close_at(raw, row, error, self._shapes, SHARED_ENTRIES)
         # An exact-size copy: a list grown by appends keeps room for more (3 more words for
         # one child: 24 bytes a section).
