@@ -551,7 +551,7 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
         if st.vary:
             st.vary = []
         # The pattern test of apply_rewrite_rule.
-        captures = rule.regex.search(subject)
+        captures = rule.search(subject)  # the rule is its own Regex (rule.regex)
         if trace:
             _add_step(st, Step(rule, subject, (captures is not None) != flags.negate))
         if (captures is not None) == flags.negate:

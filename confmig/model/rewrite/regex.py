@@ -94,6 +94,7 @@ class _Shape(NamedTuple):
     empty: bool | None  # whether it matches the empty subject (None: PCRE2 gave up)
 
 
+RegexShape = _Shape  # the public name of a Regex's compile facts (Regex.shape)
 _SHAPES: dict[_Shape, _Shape] = {}
 _MAX_SHAPES = 4096  # bounded: a shape with many named groups is rare
 
@@ -129,6 +130,12 @@ class Regex:
         # made by search() on first use: the search function, or the length of the literal
         # the pattern is anchored to until a subject gets past it
         self._search: int | Callable[[str], Captures | None]
+
+    @property
+    def shape(self) -> RegexShape:
+        """What the compile told of the pattern (groups, case, names, the empty subject):
+        one tuple shared by the patterns alike."""
+        return self._shape
 
     @property
     def nocase(self) -> bool:

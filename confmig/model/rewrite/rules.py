@@ -116,25 +116,43 @@ def _flag(name: str) -> Any:
     return property(attrgetter(f"flags.{name}"), set_flag)
 
 
-@dataclass(eq=False, slots=True)
-class RewriteRule:
-    """One RewriteRule with its conditions and decoded flags (in ``flags``)."""
+class RewriteRule(Regex):
+    """One RewriteRule with its conditions and decoded flags (in ``flags``).
 
-    directive: Directive | None
-    regex: Regex  # its source is the pattern, "!" removed (``pattern``)
-    substitution: str  # as written, but for the "?" ``flags.drops_question`` says it lost
-    # Empty sequences are one shared tuple (a 1 MB file of rules without conditions made
-    # an empty list per rule); never modified in place.
-    conditions: Sequence[Condition] = ()
-    flags: RuleFlags = NO_FLAGS
-    # The conditions as one function of the evaluation state (apply._conditions_checker),
-    # made on first use.
-    conditions_check: Callable[..., bool] | None = field(default=None, repr=False)
+    A rule is its own :class:`Regex` (``regex`` is the rule itself, ``pattern`` its
+    ``source``): the pattern's compile facts and search state are slots of the rule, not of a
+    second object (a lint of a 1 MB file of 20,000 rules kept a 56-byte Regex per rule besides
+    the 80-byte rule; the rule is now 96 bytes).  Its ``nocase`` is its flags' (the one the
+    pattern was compiled with)."""
+
+    __slots__ = ("conditions", "conditions_check", "directive", "flags", "substitution")
+
+    def __init__(self, directive: Directive | None, regex: Regex, substitution: str,
+                 conditions: Sequence[Condition] = (), flags: RuleFlags = NO_FLAGS) -> None:
+        # the pattern, its "!" removed, and what its compile told (search state made on
+        # first use, as a Regex's)
+        self.source = regex.source
+        self._shape = regex.shape
+        self.directive = directive
+        # as written, but for the "?" ``flags.drops_question`` says it lost
+        self.substitution = substitution
+        # Empty sequences are one shared tuple (a 1 MB file of rules without conditions
+        # made an empty list per rule); never modified in place.
+        self.conditions = conditions
+        self.flags = flags
+        # The conditions as one function of the evaluation state
+        # (apply._conditions_checker), made on first use.
+        self.conditions_check: Callable[..., bool] | None = None
+
+    @property
+    def regex(self) -> Regex:
+        """The pattern's Regex: the rule itself."""
+        return self
 
     @property
     def pattern(self) -> str:
         """The pattern as written, without its ``!`` (``negate``)."""
-        return self.regex.source
+        return self.source
 
     @property
     def raw_substitution(self) -> str:
@@ -182,3 +200,6 @@ class RewriteRule:
         text = f" {flags.flags_text}" if flags.flags_text else ""
         neg = "!" if flags.negate else ""
         return f"RewriteRule {neg}{self.pattern} {self.raw_substitution}{text}"
+
+    def __repr__(self) -> str:
+        return f"<{self}>"  # not Regex's
