@@ -36,9 +36,10 @@ class ArgumentCount(Rule):
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterable[Finding]:
         # The common case — no finding — is answered without making a generator: every
-        # directive of every file comes here.
-        if "#" not in node.args_text and "${" not in node.args_text \
-                and arity_problem(node.name, node.args) is None:
+        # directive of every file comes here.  (The text is read once: a directive whose words
+        # are kept cuts it from its line again on each read.)
+        text = node.args_text
+        if "#" not in text and "${" not in text and arity_problem(node.name, node.args) is None:
             return ()
         return self._check(node, ctx)
 

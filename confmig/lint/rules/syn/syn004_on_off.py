@@ -31,7 +31,8 @@ class InvalidOnOff(Rule):
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterable[Finding]:
-        value = node.args[0] if node.args else ""
+        args = node.args  # (once: a directive's kept words are split again on each read)
+        value = args[0] if args else ""
         if value.lower() in ("on", "off") or "${" in value:
             return ()  # (the common cases, answered without making a generator)
         info = ctx.info(node)
