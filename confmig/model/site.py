@@ -7,6 +7,7 @@ makes one from a loaded configuration."""
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -126,7 +127,11 @@ class Site:
         # What requests see on disk: the real one (cached), or e.g. model.listed_files.
         self.stat = filesystem if filesystem is not None else StatCache()
         self.access_files = AccessFiles(self.stat, state)
-        self._merged: dict[tuple[int, int], DirConfig] = {}
+        # Site.merged's cache: (state, id(section)) -> the state after merging that section,
+        # and the merged config of each state a caller asked for.
+        self._merge_steps: dict[tuple[int, int], int] = {}
+        self._merged: dict[int, DirConfig] = {}
+        self._merge_states = itertools.count(-1, -1)  # (negative: never an id())
         # What the evaluation works out once (config results keyed by id() of a merged config,
         # which the merge cache keeps alive): the vhost for (Host, address, port), a file's
         # content type and handler, static access decisions, configured response headers.
@@ -166,22 +171,35 @@ class Site:
     def merged(self, sections: Sequence[ConfigSection]) -> DirConfig:
         """The config vector of *sections* merged in order (cached by identity).
 
-        Cached a step at a time: a prefix's merged config and the next section are the key of
-        their merge.  A key of every prefix's section ids (as before) cost memory quadratic in
-        the number of sections, and a recursion per section: for a file that the 1,199
-        ``<FilesMatch>`` of one access file match, 27.6 MB of keys, then RecursionError
-        (issue 10)."""
+        Cached a step at a time: a state (the first section's config, then a number per
+        merge) and the next section are the key of the next state, and the config of each
+        state a caller asked for is kept — not the configs in between, which no one asks
+        for: a walk that the 1,199 ``<FilesMatch>`` of one access file match kept 1,199
+        merged configs for one answer (issue 10).  A key of every prefix's section ids (as
+        before that) cost memory quadratic in the number of sections, and a recursion per
+        section: for that walk, 27.6 MB of keys, then RecursionError.  A list that extends
+        one asked before merges on from that one's config."""
         result = sections[0].config
+        if len(sections) == 1:
+            return result
+        steps, configs = self._merge_steps, self._merged
+        # Every section stays reachable from the site (its lists, the .htaccess cache, the
+        # configs of its parents), so the ids in a key stay unique.
+        state = id(result)
+        merged_to = 0  # result is the config of sections[:merged_to + 1]
         for at in range(1, len(sections)):
-            section = sections[at]
-            # Every section stays reachable from the site (its lists, the .htaccess cache,
-            # the configs of its parents) and every merged config from this cache, so the
-            # ids in a key stay unique.
-            key = (id(result), id(section))
-            found = self._merged.get(key)
-            if found is None:
-                found = self._merged[key] = merge_configs(result, section.config)
-            result = found
+            key = (state, id(sections[at]))
+            found_state = steps.get(key)
+            if found_state is None:
+                found_state = steps[key] = next(self._merge_states)
+            state = found_state
+            found = configs.get(state)
+            if found is not None:
+                result, merged_to = found, at
+        if merged_to < len(sections) - 1:
+            for at in range(merged_to + 1, len(sections)):
+                result = merge_configs(result, sections[at].config)
+            configs[state] = result
         return result
 
     def listdir(self, directory: str) -> tuple[str, ...]:
