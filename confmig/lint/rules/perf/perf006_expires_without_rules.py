@@ -10,6 +10,7 @@ from confmig.lint.rule import Rule, register
 from confmig.lint.scopes import walk_directives
 
 _RULES = frozenset({"expiresbytype", "expiresdefault"})
+_LOOKED_AT = _RULES | {"expiresactive"}
 
 
 @register
@@ -30,10 +31,13 @@ class ExpiresHalfConfigured(Rule):
     fix = "add the missing half: ExpiresActive On plus ExpiresByType/ExpiresDefault"
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
+        # Only mod_expires' directives are listed (a list of every directive of a 1 MB file
+        # is a lint's peak: issue 10).
         if ctx.is_htaccess:
-            found = [d for d, _ in ctx.directives()] if ctx.read_by_apache else []
+            pairs = ctx.directives() if ctx.read_by_apache else []
         else:  # the other half may be in another file of the same server config
-            found = [d for d, _ in walk_directives(ctx.loaded.nodes)]
+            pairs = walk_directives(ctx.loaded.nodes)
+        found = [d for d, _ in pairs if d.lname in _LOOKED_AT]
         active = [d for d in found if d.lname == "expiresactive"]
         on = [d for d in active if [a.lower() for a in d.args] == ["on"]]
         rules = [d for d in found if d.lname in _RULES]
