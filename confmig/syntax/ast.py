@@ -115,13 +115,31 @@ class Node:
 
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
-class _LineNode(Node):
-    """A node of one logical line (blank or comment): ``file``, ``column`` and ``line`` are
-    read from a :class:`DirectivePlace` (``end_delta`` 0), and its row ``_row`` in the place's
-    block of lines, as a directive's are."""
+class _PlacedNode(Node):
+    """A node of one logical line (blank, comment or directive): ``file``, ``column`` and
+    ``line`` are read from the :class:`DirectivePlace` it shares with the nodes of its block
+    of lines at that column, and its row ``_row`` in the block."""
 
     _row: int = field(repr=False)
     _place: DirectivePlace = field(repr=False)
+
+    @property
+    def line(self) -> int:
+        return self._place.base + self._row
+
+    @property
+    def file(self) -> str:
+        return self._place.file
+
+    @property
+    def column(self) -> int:
+        return self._place.column
+
+
+@dataclass(eq=False, slots=True, init=False, repr=False)
+class _LineNode(_PlacedNode):
+    """A node of one logical line (blank or comment), placed as a directive is (its place's
+    ``end_delta`` is 0)."""
 
     def __init__(self, file: str | None = None, line: int | None = None,
                  column: int | None = None, raw: str | Source | None = None,
@@ -149,18 +167,6 @@ class _LineNode(Node):
         node._raw = raw
         node._place = place
         return node
-
-    @property
-    def line(self) -> int:
-        return self._place.base + self._row
-
-    @property
-    def file(self) -> str:
-        return self._place.file
-
-    @property
-    def column(self) -> int:
-        return self._place.column
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(line={self.line}, file={self.file!r}, column={self.column})"
@@ -201,7 +207,7 @@ class DirectivePlace:
 
 
 @dataclass(eq=False, slots=True, init=False)
-class Directive(Node):
+class Directive(_PlacedNode):
     """One directive: ``Name arg arg ...``.
 
     ``name`` is spelt as written; compare with ``lname``.  ``end_line`` is the
@@ -226,8 +232,6 @@ class Directive(Node):
     lines.
     """
 
-    _row: int = field(repr=False)
-    _place: DirectivePlace = field(repr=False)
     name: str
     lname: str = field(init=False, repr=False)
     _words: list[str] | WordTable | _PlainWords | str = field(repr=False)
@@ -280,18 +284,6 @@ class Directive(Node):
         node._words = words
         node._text = None
         return node
-
-    @property
-    def line(self) -> int:
-        return self._place.base + self._row
-
-    @property
-    def file(self) -> str:
-        return self._place.file
-
-    @property
-    def column(self) -> int:
-        return self._place.column
 
     @property
     def end_line(self) -> int:
