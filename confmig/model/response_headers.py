@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from confmig.model.mapping import substitute
 from confmig.model.merge import ExpiresDir, HeaderEntry, HeadersDir
-from confmig.model.merge.headers import line_name, name_kind
+from confmig.model.merge.headers import CONTROL_CHARACTER, line_name, name_kind
 from confmig.model.request import Request
 from confmig.model.rewrite.regex import Regex, from_bytes, to_bytes
 from confmig.model.round import DIR_MAGIC_TYPE, Round
@@ -310,8 +310,8 @@ def _remove(table: list[tuple[str, str]], counts: Counter[str], key: str,
 
 # check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
 # obs-text (Unsafe) (merge.headers.name_kind); a value is field-content — no control
-# character but HT — where CRLF followed by SP or HT is folding, sent as one space.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# character but HT (merge.headers.CONTROL_CHARACTER) — where CRLF followed by SP or HT is
+# folding, sent as one space.
 _FOLDING = re.compile(r"\r\n[ \t][ \t]*")
 
 
@@ -376,9 +376,9 @@ def check_header(name: str, value: str, strict: bool) -> str | None:
             return f"Response header name {name!r} contains invalid characters"
         if len(names_ok) < 4096:
             names_ok.add(name)
-    if _CONTROL.search(value) is None:
+    if CONTROL_CHARACTER.search(value) is None:
         return None
-    if _CONTROL.search(_FOLDING.sub(" ", value)) is None:
+    if CONTROL_CHARACTER.search(_FOLDING.sub(" ", value)) is None:
         return ""
     return f"Response header {name!r} value of {value!r} contains invalid characters"
 

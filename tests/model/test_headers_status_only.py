@@ -94,3 +94,18 @@ def test_lines_setting_other_names_share_one_entry(tmp_path: Path) -> None:
     answer = evaluate(site, Request.from_url("/a.txt"), trace=False)
     assert answer.headers["X-0"] == answer.headers["X-999"] == answer.headers["X-Last"] == "b c"
     assert answer.headers["X-On"] == "b c" and "X-Last:" not in answer.headers
+
+
+def test_a_name_that_fails_shares_no_entry_with_one_that_passes(tmp_path: Path) -> None:
+    """Lines that differ only in the name they set share an entry only when their names pass
+    ``check_header`` alike: ``X(T)`` is no token (a 500 under HttpProtocolOptions Strict,
+    sent under Unsafe), ``X-A`` is one."""
+    # (a value no other test sets: the parsed entries are cached for the process)
+    text = 'Header set X-A kinds\nHeader set "X(T)" kinds\n'
+    full, bare = _answers(tmp_path, text)
+    _same(full, bare)
+    assert full.status == 500
+    site = site_for(load_path(tmp_path))
+    conf = walk_file(site, site.main, str(tmp_path / "a.txt"))[2]["headers"]
+    assert [h.name for h in conf.onsuccess] == ["X-A", "X(T)"]
+    assert not conf.cannot_fail(strict=True) and conf.cannot_fail(strict=False)

@@ -122,13 +122,18 @@ def _with_lines(parsed: tuple[HeaderEntry, ...], lines: tuple[Directive, ...]
 
 def line_name(h: HeaderEntry, d: Directive) -> str:
     """The field name line *d* of entry *h* sets (``Header set X-A:`` sets ``X-A``)."""
-    if h.name_at < 0:
-        return h.name
-    name = d.args[h.name_at]
-    return name.split(":", 1)[0] if ":" in name else name
+    return h.name if h.name_at < 0 else field_name(d.args[h.name_at])
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+def field_name(word: str) -> str:
+    """The field name a ``Header`` line's name word sets: the word up to its first ``:``
+    (``Header set X-A: b`` sets ``X-A``)."""
+    return word.split(":", 1)[0] if ":" in word else word
+
+
+# check_header (http_filters.c): a field value may hold no control character but HT
+# (response_headers.check_header reads it too)
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PLAIN_ACTIONS = frozenset(["set", "setifempty", "add", "append", "merge", "unset", "note"])
 # check_header (http_filters.c): a name is a token (HttpProtocolOptions Strict) or VCHAR /
 # obs-text (Unsafe)
@@ -151,7 +156,8 @@ def _plain(early: bool, action: str, expr: str | None, value_expr: Any,
     if early:
         return True
     return (action in _PLAIN_ACTIONS and expr is None and value_expr is None
-            and all(tag != "e" and _CONTROL.search(text) is None for tag, text in form))
+            and all(tag != "e" and CONTROL_CHARACTER.search(text) is None
+                   for tag, text in form))
 
 
 def merge_headers(base: HeadersDir, new: HeadersDir) -> HeadersDir:
@@ -185,10 +191,7 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     args = d.args
     at = 2 if args and args[0].lower() in ("always", "onsuccess") else 1
     if len(args) > at and args[at - 1].lower() != "echo":
-        name = args[at]
-        if ":" in name:
-            name = name.split(":", 1)[0]
-        key: tuple[Any, ...] = (b.restricted, at, name_kind(name), *args[:at],
+        key: tuple[Any, ...] = (b.restricted, at, name_kind(field_name(args[at])), *args[:at],
                                 *args[at + 1:])
     else:
         key = (b.restricted, -1, *args)
@@ -291,8 +294,7 @@ def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
             if isinstance(parsed, str):
                 return parsed
             form = parsed
-    if ":" in name:
-        name = name.split(":", 1)[0]
+    name = field_name(name)
     # (the name read from each line: the entry is shared by lines setting other names)
     at = -1 if action == "echo" or not name_given else name_at
     static = (expr is None and value_expr is None and all(not tag for tag, _ in form)
