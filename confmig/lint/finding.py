@@ -86,7 +86,6 @@ def _made(code: str, message: str, file: str, line: int, column: int, severity: 
     return finding
 
 
-_NO_END = -2 ** 31     # end_column None in a Finding's fields (a column is never that low)
 _BATCH = 512           # findings of a generator made into columns at a time
 _line, _column, _message = attrgetter("line"), attrgetter("column"), attrgetter("message")
 _hint, _file = attrgetter("hint"), attrgetter("file")
