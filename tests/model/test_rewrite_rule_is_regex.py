@@ -1,16 +1,15 @@
 """A parsed RewriteRule is its own Regex (issue 10: a 1 MB file of 20,000 rules kept a
 56-byte Regex object per rule besides the rule): the same answers as a Regex of its pattern,
-and less memory a rule."""
+and less memory a rule (tests/model/test_rewrite_rule_memory.py
+measures it)."""
 
 from __future__ import annotations
 
 import pickle
-import tracemalloc
 
 import pytest
 
 from confmig.model.rewrite import RewriteConfig
-from confmig.model.rewrite import regex as regex_module
 from confmig.model.rewrite.regex import Regex
 from confmig.syntax import parse_text
 
@@ -51,21 +50,3 @@ def test_a_rule_pickles_with_its_pattern_and_flags() -> None:
     again = pickle.loads(pickle.dumps(rule))
     assert str(again) == str(rule) and again.nocase and again.last and again.qsnone
     assert again.search("AB") is not None and again.captures == 1
-
-
-def test_a_parsed_rule_keeps_no_regex_of_its_own() -> None:
-    """Per rule of a file of distinct rules, what the parse keeps besides the directives
-    and their words: 177 bytes with a Regex per rule, 137 as its own."""
-    n = 2_000
-    parsed = parse_text("".join(f"RewriteRule ^p{i}/(.*)$ /x{i}.php?q=$1 [L,QSA]\n"
-                                for i in range(n)), "t.conf")
-    directives = list(parsed.directives())
-    for d in directives:
-        d.args, d.args_text  # noqa: B018 - read (and kept) before, as a lint does
-    tracemalloc.start()
-    config = RewriteConfig.from_directives(directives, "directory", "/www/t/")
-    regex_module._compiled.cache_clear()  # a bounded cache of compiled patterns, not the rules'
-    kept = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    assert len(config.rules) == n
-    assert kept / n < 155, f"{kept / n:.0f} bytes a rule"
