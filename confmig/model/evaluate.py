@@ -99,7 +99,9 @@ def evaluate(target: Workspace | Site | LoadedConfig, request: Request, *,
     built: the same answer, several times faster (for probes and benchmarks).  With
     ``headers=False`` the caller reads only the status, location and file: the response
     headers are worked out only where they could turn the status into 500
-    (:meth:`Evaluation.answer`), and ``Answer.headers`` may be left empty."""
+    (:meth:`Evaluation.answer`), and ``Answer.headers`` may be left empty — and with them
+    the notes on header values the model cannot format (``unsupported``, e.g. ``Header``'s
+    ``%D``), since those values are not formatted."""
     site = target if isinstance(target, Site) else site_for(target)
     key = (request.host, request.local_addr, request.port)
     server = site.servers_for.get(key)
