@@ -36,7 +36,8 @@ MEMO_FIELDS = 256
 def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     """The headers the configuration sets: Content-Type (with AddDefaultCharset) and
     mod_rewrite's Vary, mod_expires, then mod_headers' ``always`` entries (on
-    ``err_headers_out``, which starts with mod_rewrite's cookies) and — for a response the
+    ``err_headers_out``, which starts with mod_rewrite's cookies for a response the handler
+    produced, empty for an error response: the cookies come after) and — for a response the
     handler produced — its ``onsuccess`` entries, in merge order.  Without conditions on the
     request (nor cookies), the result is memoised per configuration."""
     conf: HeadersDir | None = rnd.config.get("headers")
@@ -59,7 +60,12 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
     if code is not None and code.startswith("M"):
         key = None  # the expiry depends on the file's mtime, not only on the configuration
     out: list[tuple[str, str]] = []
-    err: list[tuple[str, str]] = [("Set-Cookie", c) for c in ev.cookies]
+    cookies = [("Set-Cookie", c) for c in ev.cookies]
+    # A response the handler produced: mod_headers' output filter edits err_headers_out with
+    # mod_rewrite's cookies in it.  An error response (ap_send_error_response) first moves
+    # err_headers_out to headers_out and clears it, so the ``always`` entries start from an
+    # empty table and cannot unset, set nor edit the cookies (checked and sent all the same).
+    err: list[tuple[str, str]] = cookies if rnd.served else []
     ctype = rnd.content_type
     if rnd.served and not rnd.listing and ctype and ctype != DIR_MAGIC_TYPE:
         out.append(("Content-Type", with_default_charset(ev, rnd, ctype)))
@@ -76,6 +82,8 @@ def response_headers(ev: Evaluation, rnd: Round, status: int) -> dict[str, str]:
                           status)
         if vary:
             out.append(("Vary", ", ".join(vary)))
+    if not rnd.served:  # (the header filter overlays err_headers_out on headers_out)
+        err.extend(cookies)
     merged: dict[str, str] = {}
     names: dict[str, str] = {}
     for name, value in [*err, *out]:
