@@ -210,8 +210,7 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], lines: Sequenc
                 continue
         else:
             value = format_value(ev, h.format, rnd)
-        _apply_header(h, line_name(h, lines[index]) if h.name_at >= 0 else h.name, value,
-                      table, counts, rnd, ev.request)
+        _apply_header(h, line_name(h, lines[index]), value, table, counts, rnd, ev.request)
 
 
 def _value_expression(ev: Evaluation, h: HeaderEntry, rnd: Round,
