@@ -53,10 +53,38 @@ class PassResult:
 CondCheck = Callable[[EvalState], bool]
 
 
+# The condition checkers and the rules' conditions checkers made so far, by what they are
+# made of (:func:`_checker`, :func:`_conditions_checker`): equal conditions share one
+# function (a 1 MB file of 1,199 copies of three templates kept a closure per condition and
+# per rule, ~0.9 MB at SEC002's requests, issue 10).  Bounded: past the bound a function is
+# made for its condition alone, as before.
+_SHARED_CHECKS: dict[tuple[str, str, str, bool, bool], CondCheck] = {}
+_SHARED_EVERY: dict[tuple[tuple[CondCheck, bool], ...], CondCheck] = {}
+_MAX_SHARED_CHECKS = 4096
+
+
 def _checker(c: Condition) -> CondCheck:
     """``apply_rewrite_cond`` as one function of the state (no trace), made once per condition:
-    the test string's expansion and the comparison chosen up front.  Kinds without a fast form
-    go through :func:`_apply_cond`'s generic code."""
+    the test string's expansion and the comparison chosen up front; one function for the
+    conditions with the same test, kind, pattern, ``!`` and ``[NC]`` (it reads nothing else
+    of the condition).  Kinds without a fast form go through :func:`_apply_cond`'s generic
+    code, with the condition itself."""
+    key = (c.test, c.kind, c.pattern, c.negate, c.nocase)
+    check = _SHARED_CHECKS.get(key)
+    if check is not None:
+        return check
+    check = _fast_checker(c)
+    if check is None:
+        return lambda st: _apply_cond(c, st)
+    if len(_SHARED_CHECKS) < _MAX_SHARED_CHECKS:
+        _SHARED_CHECKS[key] = check
+    return check
+
+
+def _fast_checker(c: Condition) -> CondCheck | None:
+    """:func:`_checker`'s function of the condition's test, kind, pattern, ``!`` and
+    ``[NC]`` (its regex is compiled from the pattern with ``[NC]``); None for the kinds that
+    need the condition itself."""
     kind, negate, pattern = c.kind, c.negate, c.pattern
     value = compile_value(c.test)
     if kind == "regex":
@@ -85,7 +113,7 @@ def _checker(c: Condition) -> CondCheck:
         return lambda st: st.request.fs.is_file(value(st)) != negate
     if kind == "-d":
         return lambda st: st.request.fs.is_dir(value(st)) != negate
-    return lambda st: _apply_cond(c, st)
+    return None
 
 
 def _expr_cond(c: Condition, st: EvalState) -> tuple[bool, Captures | None, str]:
@@ -268,11 +296,14 @@ def _conditions_checker(conds: list[Condition]) -> CondCheck:
         return _always
     if any(c.ornext for c in conds):
         return lambda st: _conditions_hold(conds, st)
-    checks = []
     for c in conds:
         if c.check is None:
             c.check = _checker(c)
-        checks.append((c.check, c.novary))
+    # (the rules whose conditions have the same checkers share one function)
+    checks = tuple((c.check, c.novary) for c in conds)
+    shared = _SHARED_EVERY.get(checks)  # type: ignore[arg-type]
+    if shared is not None:
+        return shared
 
     def every(st: EvalState) -> bool:
         for check, novary in checks:
@@ -283,6 +314,8 @@ def _conditions_checker(conds: list[Condition]) -> CondCheck:
                     st.vary.extend(st.vary_this)
                 st.vary_this = []
         return True
+    if len(_SHARED_EVERY) < _MAX_SHARED_CHECKS:
+        _SHARED_EVERY[checks] = every  # type: ignore[index]
     return every
 
 

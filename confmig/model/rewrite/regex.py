@@ -215,35 +215,9 @@ class Regex:
         return out
 
     def _searcher(self) -> Callable[[str], Captures | None]:
-        trivial = _TRIVIAL.get(self.source)
-        if trivial is not None:
-            # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
-            # answered without calling PCRE; the result is the same.
-            nonempty, whole, groups = trivial
-            if not nonempty and not whole:
-                # ``^`` and the empty pattern match every subject with an empty $0: one
-                # shared, read-only result.
-                constant = Captures(None, b"", groups, [""] * groups)
-                return lambda subject: constant
-
-            def anything(subject: str) -> Captures | None:
-                if nonempty and not subject:
-                    return None
-                g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
-                return Captures(None, b"", groups, [g0] * groups)
-            return anything
-        count = self._shape.groups
-        pattern_search = self._pattern().search
-        source = self.source  # not self: the closure, held by self, would make a cycle
-
-        def search(subject: str) -> Captures | None:
-            data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
-            try:
-                m = pattern_search(data)
-            except pcre2.LibraryError as exc:
-                return _gave_up(source, subject, exc)
-            return Captures(m, data, count) if m is not None else None
-        return search
+        """The search function of this pattern: one for all the Regexes of the same pattern
+        and case flag (:func:`_search_function`)."""
+        return _search_function(self.source, self._shape.nocase)
 
     def _pattern(self) -> pcre2.Pattern:
         """The compiled pattern (it compiled when this was made)."""
@@ -265,6 +239,46 @@ def _compiled(source: str, nocase: bool) -> pcre2.Pattern:
     flags = _DEFAULT_FLAGS | (pcre2.IGNORECASE if nocase else 0)
     # No JIT: Apache does not JIT, and the JIT gives up at other points (see above).
     return pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
+
+
+@functools.lru_cache(maxsize=1024)
+def _search_function(source: str, nocase: bool) -> Callable[[str], Captures | None]:
+    """The function that searches a subject for *source* (compiled with *nocase*), made once
+    per pattern and case flag and shared by the Regexes alike, as :func:`_compiled` shares
+    the compiled pattern: the request model keeps each rule's and condition's function once
+    used, and a config of repeated blocks repeats a few patterns (a 1 MB file of 1,199
+    copies of three templates kept ~0.8 MB of equal closures at SEC002's requests, issue
+    10).  It reads only the pattern and its compile (a function that gives up on a subject
+    records it the same way for every Regex of the pattern)."""
+    trivial = _TRIVIAL.get(source)
+    if trivial is not None:
+        # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
+        # answered without calling PCRE; the result is the same.
+        nonempty, whole, groups = trivial
+        if not nonempty and not whole:
+            # ``^`` and the empty pattern match every subject with an empty $0: one
+            # shared, read-only result.
+            constant = Captures(None, b"", groups, [""] * groups)
+            return lambda subject: constant
+
+        def anything(subject: str) -> Captures | None:
+            if nonempty and not subject:
+                return None
+            g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
+            return Captures(None, b"", groups, [g0] * groups)
+        return anything
+    pattern = _compiled(source, nocase)
+    count = min(pattern.groups + 1, MAX_REG_MATCH)  # (a Regex's shape.groups)
+    pattern_search = pattern.search
+
+    def search(subject: str) -> Captures | None:
+        data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
+        try:
+            m = pattern_search(data)
+        except pcre2.LibraryError as exc:
+            return _gave_up(source, subject, exc)
+        return Captures(m, data, count) if m is not None else None
+    return search
 
 
 _LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
