@@ -282,7 +282,7 @@ def file_walk(files: Sequence[ConfigSection | FilesSections], filename: str,
                 elif entry.is_regex(index) and test.names and env is not None:
                     if export_named_groups(test, name, env) is None:
                         continue
-                elif test.search(name) is None:
+                elif not test.matches(name):
                     continue
                 out.append(entry.section(index))
             continue

@@ -101,6 +101,10 @@ def merge_authn(base: AuthnDir, new: AuthnDir) -> AuthnDir:
 # -- directives --------------------------------------------------------------------------
 
 
+# each provider's name as the registry spells it: what a Require line's node keeps
+_PROVIDER_NAMES = {name: name for name in AUTHZ_PROVIDERS}
+
+
 @handles("require")
 def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) -> str | None:
     """``add_authz_provider``: the provider must exist (its module loaded), and a negated
@@ -115,6 +119,7 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
     module = AUTHZ_PROVIDERS.get(provider)
     if module is None or not b.has_module(module):
         return f"Unknown Authz provider: {words[0] if words else ''}"
+    provider = _PROVIDER_NAMES[provider]  # one string for every Require line (issue 10)
     rest = d.args_text or " ".join(d.args)
     if negate:
         rest = first_word(rest)[1]
