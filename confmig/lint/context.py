@@ -32,6 +32,7 @@ from confmig.apache import paths
 from confmig.lint.scopes import Scope, Scopes
 from confmig.load import LoadedConfig, ReadState, Workspace, load_config
 from confmig.syntax import ConfigFile, Directive, Node, Section
+from confmig.syntax.ast import walk_nodes
 from confmig.syntax.parser import decode
 
 if TYPE_CHECKING:
@@ -271,49 +272,36 @@ def split_lines(text: str) -> list[str]:
 
 
 class NodePairs(Sequence[tuple[Node, tuple[Section, ...]]]):
-    """Nodes with their enclosing sections, read as ``(node, sections)`` pairs but kept as
-    two parallel lists whose sections are one shared tuple per section: a pair object per
-    node would cost more than the node itself (a 1 MB file has ~50,000)."""
+    """Nodes with their enclosing sections, read as ``(node, sections)`` pairs: the nodes
+    are one list, the sections are worked out by a walk each time the pairs are read (one
+    tuple per section per walk, none kept).  A pair per node would cost more than the node
+    itself (a 1 MB file has ~50,000), and a list of the sections of every node plus a
+    tuple per section held 2.8 MB of a 1 MB file of ``<Files>`` blocks through the whole
+    lint (issue 10), when most rules read the nodes alone."""
 
-    __slots__ = ("_nodes", "_parents")
+    __slots__ = ("_nodes", "_walk")
 
-    def __init__(self, nodes: list[Node], parents: list[tuple[Section, ...]]) -> None:
+    def __init__(self, nodes: list[Node],
+                 walk: Callable[[], Iterator[tuple[Node, tuple[Section, ...]]]]) -> None:
+        """``nodes`` and ``walk``, which yields them in the same order with their sections."""
         self._nodes = nodes
-        self._parents = parents
+        self._walk = walk
 
     @property
     def nodes(self) -> list[Node]:
         """The nodes alone (not to be modified)."""
         return self._nodes
 
-    @property
-    def parents(self) -> list[tuple[Section, ...]]:
-        """The sections around each node, in the same order (not to be modified)."""
-        return self._parents
-
     def __len__(self) -> int:
         return len(self._nodes)
 
     def __iter__(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
-        return zip(self._nodes, self._parents, strict=True)
+        return self._walk()
 
     def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
-        if isinstance(index, slice):
-            return list(zip(self._nodes[index], self._parents[index], strict=True))
-        return self._nodes[index], self._parents[index]
-
-    def only(self, kind: type) -> NodePairs:
-        """The pairs whose node is a ``kind`` (these pairs themselves when every node is
-        one: a file of directives alone holds its lists once)."""
-        nodes: list[Node] = []
-        parents: list[tuple[Section, ...]] = []
-        for node, above in zip(self._nodes, self._parents, strict=True):
-            if isinstance(node, kind):
-                nodes.append(node)
-                parents.append(above)
-        if len(nodes) == len(self._nodes):
-            return self
-        return NodePairs(nodes, parents)
+        """(walks the pairs: iterate them instead when reading many)"""
+        pairs = list(self._walk())
+        return pairs[index]
 
 
 @dataclass
@@ -339,9 +327,9 @@ class FileContext:
     _module_cache: dict[str, bool] = field(default_factory=dict, repr=False)
     _not_modelled_cache: dict[str, str | None] = field(default_factory=dict, repr=False)
     _layout_cache: dict[str, ServerLayout] = field(default_factory=dict, repr=False)
-    _walk_cache: NodePairs | None = field(default=None, repr=False)
-    _directive_cache: NodePairs | None = field(default=None, repr=False)
-    _raw_walk_cache: NodePairs | None = field(default=None, repr=False)
+    _flat_cache: bool | None = field(default=None, repr=False)
+    _raw_same_cache: bool | None = field(default=None, repr=False)
+    _directive_cache: list[Directive] | None = field(default=None, repr=False)
     _lines_cache: list[str] | None = field(default=None, repr=False)
     _scope_cache: Scopes | None = field(default=None, repr=False)
     _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
@@ -421,26 +409,50 @@ class FileContext:
 
         Enclosing sections may come from another file (a server config's
         ``<VirtualHost>`` around an ``Include``); read-time conditionals are
-        already resolved, so ``<IfModule>`` never appears here.
+        already resolved, so ``<IfModule>`` never appears here.  Each call walks the tree
+        (one tuple per section, nothing kept): a rule that does not read the sections asks
+        :meth:`walked_nodes` or :meth:`directive_nodes`.
         """
-        if self._walk_cache is None:  # every rule walks the file: do it once
-            self._walk_cache = walk_pairs(self.nodes, self.parents)
-        return iter(self._walk_cache)
+        return walk_pairs(self.nodes, self.parents)
+
+    def walked_nodes(self) -> Iterable[Node]:
+        """Every effective node of this file, in the order of :meth:`walk`, without their
+        sections: the tree's own list when no section holds a node, else a walk over the
+        tree (nothing is made per node)."""
+        return self.nodes if self._flat() else walk_nodes(self.nodes)
+
+    def _flat(self) -> bool:
+        """Whether no top-level node is a section that holds nodes (asked once)."""
+        if self._flat_cache is None:
+            self._flat_cache = not any(isinstance(n, Section) and n.children
+                                       for n in self.nodes)
+        return self._flat_cache
+
+    def directive_nodes(self) -> list[Directive]:
+        """Every effective directive of this file, in walk order, computed once (the tree's
+        own list when it holds directives alone; not to be modified)."""
+        if self._directive_cache is None:
+            if self._flat() and all(isinstance(n, Directive) for n in self.nodes):
+                self._directive_cache = self.nodes  # type: ignore[assignment]
+            else:
+                self._directive_cache = [n for n in self.walked_nodes()
+                                         if isinstance(n, Directive)]
+        return self._directive_cache  # type: ignore[return-value]
 
     def directives(self) -> Sequence[tuple[Directive, tuple[Section, ...]]]:
-        """Every effective directive of this file with its enclosing sections, computed once
-        (the one way to get them)."""
-        if self._directive_cache is None:
-            self.walk()
-            assert self._walk_cache is not None
-            self._directive_cache = self._walk_cache.only(Directive)
-        return self._directive_cache  # type: ignore[return-value]
+        """Every effective directive of this file with its enclosing sections (the sections
+        are walked again each time the pairs are read: :meth:`directive_nodes` for the
+        directives alone)."""
+        return NodePairs(self.directive_nodes(), self._directive_pairs)  # type: ignore[arg-type]
+
+    def _directive_pairs(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        return walk_pairs(self.nodes, self.parents, Directive)
 
     @functools.cached_property
     def directive_names(self) -> frozenset[str]:
         """The lower-case names of this file's effective directives (whatever AllowOverride
         is in force)."""
-        return frozenset(d.lname for d, _ in self.directives())
+        return frozenset(d.lname for d in self.directive_nodes())
 
     def scopes(self) -> Scopes:
         """Every configuration section of this file that holds a directive, in file order
@@ -449,10 +461,9 @@ class FileContext:
         nothing in it has any effect)."""
         if self._scope_cache is None:
             if self.read_by_apache:
-                pairs = self.directives()
-                assert isinstance(pairs, NodePairs)
-                self._scope_cache = Scopes(pairs.nodes,  # type: ignore[arg-type]
-                                           pairs.parents, self.is_htaccess, self.directory)
+                self._scope_cache = Scopes(self.directive_nodes(),
+                                           (above for _, above in self._directive_pairs()),
+                                           self.is_htaccess, self.directory)
             else:
                 self._scope_cache = Scopes([], [], self.is_htaccess, self.directory)
         return self._scope_cache
@@ -463,23 +474,21 @@ class FileContext:
             self._rewrite_scope_cache = self.scopes().with_rewrite()
         return self._rewrite_scope_cache
 
-    def raw_walk(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
-        """Every node as written (conditionals kept, variables unresolved), computed once."""
-        if self._raw_walk_cache is None:
-            raw = self.config.nodes
-            if not self.parents and len(raw) == len(self.nodes) and all(
-                    a is b for a, b in zip(raw, self.nodes, strict=True)):
-                self.walk()  # nothing was resolved while reading: the same walk
-                self._raw_walk_cache = self._walk_cache
-            else:
-                self._raw_walk_cache = walk_pairs(raw)
-        return iter(self._raw_walk_cache)
+    def raw_nodes(self) -> Iterable[Node]:
+        """Every node as written (conditionals kept, variables unresolved), in walk order,
+        without their sections: :meth:`walked_nodes` when nothing was resolved while
+        reading."""
+        raw = self.config.nodes
+        if self._raw_same_cache is None:
+            self._raw_same_cache = not self.parents and len(raw) == len(self.nodes) and all(
+                a is b for a, b in zip(raw, self.nodes, strict=True))
+        return self.walked_nodes() if self._raw_same_cache else walk_nodes(raw)
 
     def forget_derived(self) -> None:
         """Drop the walks, lines and scopes worked out for the per-file rules (made again
         if asked): a context kept for the tree rules then holds its tree alone (issue 10:
         a 1 MB file of RewriteRules kept the scopes' parsed rules, 7 MB, through SEC002)."""
-        self._walk_cache = self._directive_cache = self._raw_walk_cache = None
+        self._directive_cache = None
         self._lines_cache = None
         self._scope_cache = self._rewrite_scope_cache = None
 
@@ -498,30 +507,26 @@ def module_available(modules: ModuleSet, info: DirectiveInfo) -> bool:
                for name in info.modules or (info.module,))
 
 
-def walk_pairs(nodes: list[Node], parents: dict[int, tuple[Section, ...]] | None = None
-               ) -> NodePairs:
-    """Every node of ``nodes`` and below, in file order, with its enclosing sections
-    (``parents``: the sections around a top-level node, by ``id``, when they come from
-    another file).  Iterative: no Python recursion limit can be reached from the input's
-    nesting."""
-    out_nodes: list[Node] = []
-    out_parents: list[tuple[Section, ...]] = []
-    if parents:
-        for node in nodes:
-            _walk_into([node], parents.get(id(node), ()), out_nodes, out_parents)
-    else:
-        _walk_into(nodes, (), out_nodes, out_parents)
-    return NodePairs(out_nodes, out_parents)
+def walk_pairs(nodes: list[Node], parents: dict[int, tuple[Section, ...]] | None = None,
+               only: type[Node] = Node) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+    """Every node of ``nodes`` and below (those that are an ``only``), in file order, with its
+    enclosing sections (``parents``: the sections around a top-level node, by ``id``, when
+    they come from another file); the nodes of one section share one tuple.  Iterative: no
+    Python recursion limit can be reached from the input's nesting."""
+    if not parents:
+        return _walk_into(nodes, (), only)  # (not through a second generator: ~2x slower)
+    return (pair for node in nodes
+            for pair in _walk_into([node], parents.get(id(node), ()), only))
 
 
-def _walk_into(nodes: list[Node], parents: tuple[Section, ...], out_nodes: list[Node],
-               out_parents: list[tuple[Section, ...]]) -> None:
+def _walk_into(nodes: list[Node], parents: tuple[Section, ...], only: type[Node]
+               ) -> Iterator[tuple[Node, tuple[Section, ...]]]:
     stack: list[tuple[Iterator[Node], tuple[Section, ...]]] = [(iter(nodes), parents)]
     while stack:
         items, above = stack[-1]
         for node in items:
-            out_nodes.append(node)
-            out_parents.append(above)
+            if isinstance(node, only):
+                yield node, above
             if isinstance(node, Section) and node.children:
                 stack.append((iter(node.children), (*above, node)))
                 break

@@ -121,7 +121,9 @@ class Scopes(Sequence[Scope]):
 
     A :class:`Scope` and a list for every section held ~215 bytes each, kept for the whole
     lint: 5.9 MB for a 1 MB file of ``<Files>`` blocks that one rule reads once (issue 10);
-    the index holds ~12 bytes a scope, and 4 a directive when a section holds sections.
+    the index holds ~12 bytes a scope, and 4 a directive when a section holds sections.  The
+    enclosing sections of a scope whose section is the outermost one are kept as that
+    section alone: the walk that gives them makes a tuple per section, kept by nothing else.
     """
 
     __slots__ = ("_directives", "_directory", "_enclosing", "_htaccess", "_kept", "_order",
@@ -136,8 +138,9 @@ class Scopes(Sequence[Scope]):
         self._htaccess = htaccess
         self._directory = directory
         self._kept: dict[int, Scope] = {}
-        # each scope's enclosing sections, the last its own ((): the top level's)
-        self._enclosing: list[tuple[Section, ...]] = []
+        # each scope's enclosing sections, the last its own ((): the top level's; a Section:
+        # that section alone)
+        self._enclosing: list[tuple[Section, ...] | Section] = []
         self._rewrite: set[int] = set()    # the scopes with a mod_rewrite directive
         self._starts, self._order = self._number(directives, parents)
 
@@ -174,7 +177,8 @@ class Scopes(Sequence[Scope]):
                 if open_ and open_[-1][0] is inner:
                     number = open_[-1][1]
                 else:
-                    number = self._new(above[:above.index(inner) + 1])
+                    depth = above.index(inner)
+                    number = self._new(above[:depth + 1] if depth else inner)
                     open_.append((inner, number))
             if numbers is not None:
                 numbers.append(number)
@@ -193,7 +197,7 @@ class Scopes(Sequence[Scope]):
             return starts, None
         return self._group(numbers, len(self._enclosing))
 
-    def _new(self, enclosing: tuple[Section, ...]) -> int:
+    def _new(self, enclosing: tuple[Section, ...] | Section) -> int:
         self._enclosing.append(enclosing)
         return len(self._enclosing) - 1
 
@@ -250,7 +254,8 @@ class Scopes(Sequence[Scope]):
             directives = every[start:end]
         else:
             directives = [every[i] for i in self._order[start:end]]
-        enclosing = self._enclosing[number]
+        kept_as = self._enclosing[number]
+        enclosing = (kept_as,) if isinstance(kept_as, Section) else kept_as
         scope = Scope(enclosing[-1] if enclosing else None, enclosing, self._htaccess,
                       self._directory, directives)
         if number in self._rewrite:

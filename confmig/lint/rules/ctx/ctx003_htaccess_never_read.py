@@ -30,10 +30,10 @@ class HtaccessNeverRead(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if ctx.kind != "htaccess" or ctx.read_by_apache:
             return
-        first = next((n for n, _ in ctx.raw_walk() if isinstance(n, Directive | Section)), None)
+        first = next((n for n in ctx.raw_nodes() if isinstance(n, Directive | Section)), None)
         if first is None:
             return
-        count = sum(1 for n, _ in ctx.raw_walk() if isinstance(n, Directive | Section))
+        count = sum(1 for n in ctx.raw_nodes() if isinstance(n, Directive | Section))
         source = ctx.overrides.source or "Apache's default"
         yield self.finding(first, f"AllowOverride None is in force for {ctx.directory} "
                                   f"({source}): Apache never reads this file, its {count} "

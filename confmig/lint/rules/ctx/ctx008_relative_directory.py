@@ -78,7 +78,7 @@ class RelativeDirectory(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if ctx.kind != "server":
             return
-        relative = [node for node, _ in ctx.walk()
+        relative = [node for node in ctx.walked_nodes()
                     if isinstance(node, Section) and _relative_directory(node)]
         if not relative:
             return

@@ -46,7 +46,7 @@ class LoginAnswers500(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         found: dict[str, Directive] = {}
         needs_user: Directive | None = None
-        for d, _parents in ctx.directives():
+        for d in ctx.directive_nodes():
             name = d.lname
             if name in ("authtype", "authname", "authuserfile", "authbasicprovider"):
                 found.setdefault(name, d)

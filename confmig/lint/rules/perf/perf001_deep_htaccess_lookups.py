@@ -76,7 +76,7 @@ class DeepHtaccessLookups(Rule):
 
     def summarize(self, ctx: FileContext) -> Directive | None:
         """An access file's first directive (where a finding about the tree is anchored)."""
-        return next((d for d, _ in ctx.directives()), None)
+        return next(iter(ctx.directive_nodes()), None)
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         walked = docroot_walk(ctx)

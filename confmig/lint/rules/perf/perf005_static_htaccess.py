@@ -52,7 +52,7 @@ class StaticHtaccess(Rule):
         # (issue 10).
         first: Directive | None = None
         count = 0
-        for d, _ in ctx.directives():
+        for d in ctx.directive_nodes():
             if d.lname not in STATIC:
                 return
             if first is None:

@@ -34,10 +34,10 @@ class ExpiresHalfConfigured(Rule):
         # Only mod_expires' directives are listed (a list of every directive of a 1 MB file
         # is a lint's peak: issue 10).
         if ctx.is_htaccess:
-            pairs = ctx.directives() if ctx.read_by_apache else []
+            directives = ctx.directive_nodes() if ctx.read_by_apache else []
         else:  # the other half may be in another file of the same server config
-            pairs = walk_directives(ctx.loaded.nodes)
-        found = [d for d, _ in pairs if d.lname in _LOOKED_AT]
+            directives = (d for d, _ in walk_directives(ctx.loaded.nodes))
+        found = [d for d in directives if d.lname in _LOOKED_AT]
         active = [d for d in found if d.lname == "expiresactive"]
         on = [d for d in active if [a.lower() for a in d.args] == ["on"]]
         rules = [d for d in found if d.lname in _RULES]

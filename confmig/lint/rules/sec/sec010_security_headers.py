@@ -89,7 +89,7 @@ class SecurityHeaderMistake(Rule):
         # and only the security headers' names set here: nothing else is asked of the set.
         set_here: set[str] = set()
         candidates: list[tuple[Directive, str, str, str | None]] = []
-        for d, _ in ctx.directives():
+        for d in ctx.directive_nodes():
             if d.lname != "header" or (found := header_action(d)) is None:
                 continue
             action, name = found

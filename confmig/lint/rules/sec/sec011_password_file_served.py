@@ -87,7 +87,7 @@ class PasswordFileServed(Rule):
 def _named(ctx: FileContext) -> Iterator[Named]:
     server_root = str(ctx.loaded.state.server_root)
     base = ctx.directory if ctx.is_htaccess and ctx.directory else server_root
-    for d, _parents in ctx.directives():
+    for d in ctx.directive_nodes():
         if d.lname in NAMED and d.args:
             # ap_server_root_relative (an .htaccess's relative path too)
             path = server_root_relative(d.args[0], server_root if d.args[0] else base)

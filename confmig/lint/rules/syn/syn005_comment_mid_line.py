@@ -36,7 +36,7 @@ class CommentMidLine(Rule):
         if ctx.source and b"#" not in ctx.source:
             return  # no '#' anywhere in the file
         effective: set[tuple[int, int]] | None = None  # made only when a comment is found
-        for node, _ in ctx.raw_walk():
+        for node in ctx.raw_nodes():
             if not isinstance(node, Directive):
                 continue
             offset = comment_start(node.args_text)
@@ -45,7 +45,7 @@ class CommentMidLine(Rule):
             before = split_words(node.args_text[:offset])
             comment = node.args_text[offset:]
             if effective is None:
-                effective = {(n.line, n.column) for n, _ in ctx.directives()}
+                effective = {(n.line, n.column) for n in ctx.directive_nodes()}
             fatal = (ctx.read_by_apache and (node.line, node.column) in effective
                      and self._fatal(ctx, node, before))
             where = ("Apache answers 500 for every request under this directory"

@@ -31,7 +31,7 @@ class UnbalancedQuote(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         if ctx.source and b'"' not in ctx.source and b"'" not in ctx.source:
             return  # no quote anywhere in the file
-        for node, _ in ctx.raw_walk():
+        for node in ctx.raw_nodes():
             if not isinstance(node, Directive | Section):
                 continue
             offset = unclosed_quote(node.args_text)

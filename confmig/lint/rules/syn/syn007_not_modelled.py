@@ -40,7 +40,7 @@ class NotModelledDirective(Rule):
         if not ctx.read_by_apache:
             return
         seen: dict[str, list[tuple[Directive | Section, str]]] = {}
-        for node, _ in ctx.walk():
+        for node in ctx.walked_nodes():
             if not isinstance(node, Directive | Section):
                 continue
             label = f"<{node.name}>" if isinstance(node, Section) else node.name
