@@ -443,7 +443,7 @@ class FileContext:
         """Every effective directive of this file with its enclosing sections (the sections
         are walked again each time the pairs are read: :meth:`directive_nodes` for the
         directives alone)."""
-        return NodePairs(self.directive_nodes(), self._directive_pairs)  # type: ignore[arg-type]
+        return NodePairs(self.directive_nodes(), self._directive_pairs)  # type: ignore[arg-type,return-value]
 
     def _directive_pairs(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
         return walk_pairs(self.nodes, self.parents, Directive)
