@@ -94,16 +94,17 @@ class RewriteRulesNotInherited(Rule):
                 f"(line {parent.directives[0].line}) no longer apply there")
 
     def summarize(self, ctx: FileContext) -> _Top | None:
-        """An access file's top-level mod_rewrite configuration, each of its rules replaced
-        by the one token ``(path, number of rules)`` (small and picklable: the merge keeps a
-        file's rules all or none, so only whose they are matters; a tuple per rule was
-        1.9 MB for a 1 MB file of rules), and its first mod_rewrite directive."""
+        """An access file's top-level mod_rewrite configuration, its rules replaced by the
+        one token ``(path, number of rules)`` (none without rules), and its first mod_rewrite
+        directive.  Small and picklable: the merge keeps or drops a file's list of rules as a
+        whole, so one token stands for all of them (a tuple per rule was 1.9 MB for a 1 MB
+        file of rules; the token repeated once per rule, a list kept until the tree rules
+        ran, 0.16 MB)."""
         top = _top(ctx)
         if top is None:
             return None
         config = top.rewrite
-        token = (ctx.path, len(config.rules))
-        tokens: list[Any] = [token] * len(config.rules)
+        tokens: list[Any] = [(ctx.path, len(config.rules))] if config.rules else []
         light = replace(config, rules=tokens, maps={}, problems=[], errors=[],
                         dangling_conditions=[])
         return _Top(light, _first_rewrite(top))
@@ -155,8 +156,8 @@ class RewriteRulesNotInherited(Rule):
             if any(rule in kept for rule in above.rules):
                 continue
             counts: dict[str, int] = {}
-            for path, _ in above.rules:
-                counts[path] = counts.get(path, 0) + 1
+            for path, number in above.rules:  # (one token for each file's rules)
+                counts[path] = counts.get(path, 0) + number
             whose = " and ".join(f"{n} RewriteRule(s) of {path}" for path, n in counts.items())
             yield self.finding(
                 top.first,
