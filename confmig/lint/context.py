@@ -22,6 +22,7 @@ defaults with ``AllowOverride All`` are assumed (``assumed_defaults``).
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -446,6 +447,8 @@ class FileContext:
         return NodePairs(self.directive_nodes(), self._directive_pairs)  # type: ignore[arg-type,return-value]
 
     def _directive_pairs(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        if self._flat() and not self.parents:  # no section around any: no walk
+            return zip(self.directive_nodes(), itertools.repeat(()))
         return walk_pairs(self.nodes, self.parents, Directive)
 
     @functools.cached_property
