@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterator
 
 from confmig.lint.context import FileContext
@@ -17,39 +16,49 @@ REPEATABLE = frozenset({
     "include", "includeoptional", "loadmodule", "loadfile", "listen", "define",
 })
 _HEADER_CONDITIONS = frozenset({"always", "onsuccess"})
+_OVERRIDING = frozenset({"set", "unset", "setifempty"})   # Header actions a later line undoes
 
 
-def _header_key(d: Directive) -> tuple[str, ...] | None:
+def _header_key(lname: str, words: list[str]) -> tuple[str, ...] | None:
     """``Header [always] set|unset|setifempty NAME …`` → (directive, table, name).
 
     add/append/merge/edit accumulate, and a line with ``env=``/``expr=`` applies only to
     some responses, so those never count as overridden.
     """
-    args = [a.lower() for a in d.args]
-    table = args.pop(0) if args and args[0] in _HEADER_CONDITIONS else "onsuccess"
-    if len(args) < 2 or args[0] not in ("set", "unset", "setifempty"):
+    if len(words) < 2:
         return None
-    if any(a.startswith(("env=", "expr=")) or a == "early" for a in args[2:]):
+    action = words[0].lower()
+    table = "onsuccess"
+    at = 1
+    if action in _HEADER_CONDITIONS:
+        if len(words) < 3:
+            return None
+        table, action, at = action, words[1].lower(), 2
+    if action not in _OVERRIDING:
         return None
-    return (d.lname, table, args[1])
+    for word in words[at + 1:]:
+        word = word.lower()
+        if word.startswith(("env=", "expr=")) or word == "early":
+            return None
+    return (lname, table, words[at].lower())
 
 
-def _first_arg(d: Directive) -> tuple[str, ...] | None:
-    return (d.lname, d.args[0].lower()) if d.args else None
+def _first_arg(lname: str, args: list[str]) -> tuple[str, ...] | None:
+    return (lname, args[0].lower()) if args else None
 
 
-def _name_only(d: Directive) -> tuple[str, ...] | None:
-    return (d.lname,)
+def _name_only(lname: str, args: list[str]) -> tuple[str, ...] | None:
+    return (lname,)
 
 
-def _absolute_options(d: Directive) -> tuple[str, ...] | None:
-    if any(a[:1] in "+-" for a in d.args):
+def _absolute_options(lname: str, args: list[str]) -> tuple[str, ...] | None:
+    if any(a[:1] in "+-" for a in args):
         return None  # relative Options merge with the earlier line
-    return (d.lname,)
+    return (lname,)
 
 
 # Directives a later line replaces in the same section, and what identifies "the same".
-SINGLE: dict[str, Callable[[Directive], tuple[str, ...] | None]] = {
+SINGLE: dict[str, Callable[[str, list[str]], tuple[str, ...] | None]] = {
     "header": _header_key, "requestheader": _header_key,
     "errordocument": _first_arg, "expiresbytype": _first_arg, "php_value": _first_arg,
     "php_flag": _first_arg, "php_admin_value": _first_arg, "php_admin_flag": _first_arg,
@@ -72,7 +81,7 @@ def _exact(d: Directive) -> tuple[str, ...]:
 def _key(d: Directive) -> tuple[str, ...] | None:
     """What a later line replaces it by (:data:`SINGLE`); None: nothing replaces it."""
     keyer = SINGLE.get(d.lname)
-    return keyer(d) if keyer is not None else None
+    return keyer(d.lname, d.args) if keyer is not None else None
 
 
 def _same_exact(a: Directive, b: Directive) -> bool:
@@ -156,6 +165,31 @@ def _print(key: tuple[str, ...]) -> int:
     return hash(key) & 0xFFFFFFFF or 1
 
 
+def _prints(lname: str, args: list[str]) -> tuple[int, int]:
+    """The prints of a line's two keys (:func:`_exact`, :func:`_key`; ``_NO_KEY``: none),
+    from one read of its words."""
+    keyer = SINGLE.get(lname)
+    key = keyer(lname, args) if keyer is not None else None
+    return _print((lname, *args)), _NO_KEY if key is None else _print(key)
+
+
+def _line_prints(directives: list[Directive]) -> Iterator[tuple[Directive, int, int]]:
+    """Each directive that is not :data:`REPEATABLE`, with its keys' prints (a line equal to
+    the one before it takes that line's, without working them out again)."""
+    last_name = ""
+    last_args: list[str] | None = None
+    at_exact = at_key = _NO_KEY
+    for d in directives:
+        lname = d.lname
+        if lname in REPEATABLE:
+            continue
+        args = d.args
+        if args is not last_args and (lname is not last_name or args != last_args):
+            at_exact, at_key = _prints(lname, args)
+        last_name, last_args = lname, args
+        yield d, at_exact, at_key
+
+
 def _bits(directives: int) -> int:
     """The number of bits of each bit table for ``directives`` keys: a power of two, 16 to
     32 a key (so that ~95 % of the keys met once are alone in their bit)."""
@@ -188,13 +222,16 @@ class DuplicateDirective(Rule):
 
     def _check_scope(self, scope: Scope) -> Iterator[Finding]:
         """The scope's directives are read twice.  First a 32-bit print of each one's two
-        keys (:func:`_exact`, :func:`_key`; ``_NO_KEY``: none) is kept, and its bit (the
-        print's low bits) set in a table of prints met once, or, when set there already, in
-        a table of prints met more than once.  A key whose bit is met once has no equal, so
-        only the others are kept and compared (:class:`_Seen`), in the second reading.
-        Keeping every key's hash in a dictionary cost an int and a slot per directive (~117
-        bytes a line in the two maps: 4.7 MB for a 1 MB file of distinct lines, issue 10);
-        here a directive costs 4 bytes a key and 4 to 8 bits in each table."""
+        keys (:func:`_exact`, :func:`_key`; ``_NO_KEY``: none) is worked out, and its bit
+        (the print's low bits) set in a table of prints met once, or, when set there
+        already, in a table of prints met more than once.  A key whose bit is met once has
+        no equal, so in the second reading, which works the prints out again, only the
+        others are kept and compared (:class:`_Seen`).  Keeping every key's hash in a
+        dictionary cost an int and a slot per directive (~117 bytes a line in the two maps:
+        4.7 MB for a 1 MB file of distinct lines, issue 10); keeping each directive's two
+        prints between the readings cost 8 bytes a line more (0.32 MB for that file, at the
+        peak of its lint): here a directive costs 2 to 4 bits in each table, and the tables
+        of prints met once are freed before the second reading."""
         directives = scope.directives
         if len(directives) < 2:
             return  # (no pair, and a single DirectoryIndex line)
@@ -202,21 +239,7 @@ class DuplicateDirective(Rule):
         mask = bits - 1
         exact_once, exact_more = bytearray(bits >> 3), bytearray(bits >> 3)
         key_once, key_more = bytearray(bits >> 3), bytearray(bits >> 3)
-        exact_prints = array("I")
-        key_prints = array("I")
-        last: Directive | None = None
-        at_exact = at_key = _NO_KEY
-        for d in directives:
-            if d.lname in REPEATABLE:
-                continue
-            # (equal lines share one argument list: a line like the last has its keys)
-            if last is None or d.args is not last.args or d.lname != last.lname:
-                at_exact = _print(_exact(d))
-                key = _key(d)
-                at_key = _NO_KEY if key is None else _print(key)
-            last = d
-            exact_prints.append(at_exact)
-            key_prints.append(at_key)
+        for _, at_exact, at_key in _line_prints(directives):
             slot = at_exact & mask
             if exact_once[slot >> 3] & (1 << (slot & 7)):
                 exact_more[slot >> 3] |= 1 << (slot & 7)
@@ -228,15 +251,11 @@ class DuplicateDirective(Rule):
                     key_more[slot >> 3] |= 1 << (slot & 7)
                 else:
                     key_once[slot >> 3] |= 1 << (slot & 7)
+        del exact_once, key_once
         seen_exact = _Seen(_exact, _same_exact)
         seen_key = _Seen(_key)
         indexes: list[Directive] = []
-        i = -1
-        for d in directives:
-            if d.lname in REPEATABLE:
-                continue
-            i += 1
-            at_exact = exact_prints[i]
+        for d, at_exact, at_key in _line_prints(directives):
             slot = at_exact & mask
             if exact_more[slot >> 3] & (1 << (slot & 7)):
                 first = seen_exact.first_at(at_exact, d)
@@ -247,7 +266,6 @@ class DuplicateDirective(Rule):
                     continue
             if d.lname == "directoryindex":
                 indexes.append(d)
-            at_key = key_prints[i]
             slot = at_key & mask
             if at_key == _NO_KEY or not key_more[slot >> 3] & (1 << (slot & 7)):
                 continue
