@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from confmig.syntax.words import WordTable
+from confmig.syntax.words import SharedWords, WordTable
 
 _SPACE = " \t\n\r\f\v"  # apr_isspace
 # Joins the words a parsed directive keeps (see Directive._read): the parser leaves no NUL
@@ -219,33 +219,40 @@ class Directive(_PlacedNode):
 
     ``file``, ``column``, ``end_line`` and ``line`` are read from a :class:`DirectivePlace`,
     which the parser shares between the directives of a block of lines at the same column,
-    and the node's row in that block (``_row``: 88 bytes a node, not 104, and no int object
-    of its own for its line); ``name`` and ``lname``, read by every rule, stay slots of their
-    own.
+    and the node's row in that block (``_row``: no int object of its own for its line);
+    ``name`` and ``lname``, read by every rule, stay slots of their own.
 
     A parsed node holds its line once until more is asked of it: ``args_text`` is cut from
     ``raw`` and ``args`` split when first read (a tree of distinct lines held each line
     three times: as written, after the name, and as words — a parse reads none of them for
-    an ``.htaccess`` file, a lint reads all).  ``_text`` is the argument text (None: not cut
-    yet), ``_words`` the words or, until they are first read, the file's
-    :class:`~confmig.syntax.words.WordTable` that splits them and shares both with equal
-    lines.
+    an ``.htaccess`` file, a lint reads all).  What it keeps of them is one slot, ``_words``
+    (80 bytes a node; a slot for the text and one for the words made it 88), one of:
+
+    * the file's :class:`~confmig.syntax.words.WordTable`: not read yet;
+    * a :class:`~confmig.syntax.words.SharedWords`: the words and the text, which the table
+      shares with equal lines;
+    * a string without NUL (:data:`_JOIN`): the argument text, whose words are the text
+      split at single spaces (made again on each read of ``args``);
+    * a string with a NUL: two words or more, joined with NUL; the text is cut from ``raw``
+      again on each read;
+    * a list: the words (one or none); the text is cut from ``raw`` again on each read;
+    * a tuple ``(args_text, args)``: both kept (a node made by hand or by the loader).
     """
 
     name: str
     lname: str = field(init=False, repr=False)
-    _words: list[str] | WordTable | _PlainWords | str = field(repr=False)
-    _text: str | None = field(repr=False)
+    _words: SharedWords | list[str] | WordTable | str | tuple[str, list[str]] = field(
+        repr=False)
 
     def __init__(self, file: str | None = None, line: int | None = None,
                  column: int | None = None, raw: str | Source | None = None, name: str = "",
                  args: list[str] | None = None, args_text: str | None = None,
                  end_line: int | None = None,
-                 _words: list[str] | WordTable | _PlainWords | None = None,
-                 _text: str | None = "", _raw: str | Source | None = None,
+                 _words: list[str] | WordTable | str | tuple[str, list[str]] | None = None,
+                 _raw: str | Source | None = None,
                  _place: DirectivePlace | None = None, _row: int | None = None) -> None:
-        # What is given wins over _raw, _place, _row, _words and _text (dataclasses.replace
-        # passes those, and what it changes).
+        # What is given wins over _raw, _place, _row and _words (dataclasses.replace passes
+        # those, and what it changes).
         old = _place
         if line is None:
             line = old.base + _row if old is not None and _row is not None else 0
@@ -263,14 +270,39 @@ class Directive(_PlacedNode):
         self.name = name
         # compared by every rule and merger: computed once, and shared by every node
         self.lname = sys.intern(name.lower())
-        if args is not None:
-            _words = args
-        self._words = _words if _words is not None else []
-        self._text = args_text if args_text is not None else _text
+        if args is None and args_text is None:
+            self._words = _words if _words is not None else ("", [])
+            return
+        if _words is not None and (args is None or args_text is None):
+            # one of the two replaced: the other is the node's it was made from
+            old_text, old_args = self._read_from(_words)
+            args = args if args is not None else old_args
+            args_text = args_text if args_text is not None else old_text
+        if type(args) is SharedWords and args.text == args_text:  # type: ignore[union-attr]
+            self._words = args  # the file's table shares both (a continued line)
+        else:
+            self._words = (args_text if args_text is not None else "",
+                           args if args is not None else [])
+
+    def _read_from(self, words: list[str] | WordTable | str | tuple[str, list[str]]
+                   ) -> tuple[str, list[str]]:
+        """The argument text and words that ``words`` (a ``_words`` value) stands for on
+        this node's line."""
+        if type(words) is tuple:
+            return words  # type: ignore[return-value]
+        if type(words) is SharedWords:
+            return words.text, words  # type: ignore[union-attr,return-value]
+        if type(words) is str and _JOIN not in words:
+            return words, words.split(" ")  # type: ignore[return-value]
+        text = self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
+        if isinstance(words, WordTable):
+            return text, words.words(text)
+        return text, (words.split(_JOIN) if type(words) is str  # type: ignore[union-attr]
+                      else words)  # type: ignore[return-value]
 
     @classmethod
     def parsed(cls, row: int, raw: str | Source, place: DirectivePlace, name: str,
-               lname: str, words: list[str] | WordTable) -> Directive:
+               lname: str, words: SharedWords | WordTable) -> Directive:
         """A node on line ``place.base + row`` whose argument text is what follows ``name``
         in ``raw``, cut when first read: the parser checked that ``raw`` has no continuation
         and no NUL, and starts with ``name`` (``lname``: its interned lower case).  Made
@@ -282,7 +314,6 @@ class Directive(_PlacedNode):
         node.name = name
         node.lname = lname
         node._words = words
-        node._text = None
         return node
 
     @property
@@ -295,24 +326,30 @@ class Directive(_PlacedNode):
 
     @property
     def args_text(self) -> str:
-        text = self._text
-        if text is None:
-            if not isinstance(self._words, WordTable):  # words kept, the text not (see _read)
-                return self.args_text_unkept()
-            self._read()
-            text = self._text
-        return text  # type: ignore[return-value]
+        words = self._words
+        if type(words) is SharedWords:
+            return words.text  # type: ignore[union-attr]
+        if type(words) is str:
+            if _JOIN not in words:  # the text (see the class docstring)
+                return words  # type: ignore[return-value]
+        elif type(words) is tuple:
+            return words[0]  # type: ignore[no-any-return]
+        elif isinstance(words, WordTable):
+            return self._read()
+        return self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
 
     @property
     def args(self) -> list[str]:
         words = self._words
+        if type(words) is SharedWords:
+            return words  # type: ignore[return-value]
+        if type(words) is str:
+            return words.split(_JOIN if _JOIN in words else " ")  # type: ignore[union-attr]
+        if type(words) is tuple:
+            return words[1]  # type: ignore[no-any-return]
         if isinstance(words, WordTable):
             self._read()
-            words = self._words
-        if type(words) is str:  # joined (see _read)
-            return words.split(_JOIN)
-        if words is PLAIN_WORDS:
-            return self._text.split(" ")  # type: ignore[union-attr]
+            return self.args
         return words  # type: ignore[return-value]
 
     def args_unkept(self) -> list[str]:
@@ -320,70 +357,42 @@ class Directive(_PlacedNode):
         not read yet: a reader that passes over each node once (``parse --format json``)
         leaves the tree as the parse made it."""
         words = self._words
-        if type(words) is str:
-            return words.split(_JOIN)
-        if words is PLAIN_WORDS:
-            return self._text.split(" ")  # type: ignore[union-attr]
-        if not isinstance(words, WordTable):
-            return words
-        return words.words(self.args_text_unkept())
+        if isinstance(words, WordTable):
+            return words.words(self.args_text_unkept())
+        return self.args
 
     def args_text_unkept(self) -> str:
         """The argument text, as :attr:`args_text`, without keeping it on a node not read
         yet (``confmig parse`` prints each node's text once: keeping it would double the
         tree of a large file, as reading :attr:`args_text` also splits and keeps the words)."""
-        text = self._text
-        if text is None:
+        if isinstance(self._words, WordTable):
             return self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
-        return text
+        return self.args_text
 
-    def _read(self) -> None:
-        """Cut the argument text from ``raw`` (see :meth:`parsed`) and split it, both shared
-        with equal lines of the file; kept once read: a lint reads them several times a
-        directive, and cutting costs five times a read.  Words that are the text split at
-        single spaces are not kept unless the file's table shares their list with equal lines
-        (:data:`PLAIN_WORDS`): a list and its strings cost about twice the text, and
-        ``str.split`` makes them again faster than the lint reads them.  Other words (quoted,
-        or split at other white space) that the table does not share are kept as one string,
-        joined with NUL (:data:`_JOIN`, which no parsed line holds), and split again on each
-        read: a list and a string a word cost ~130 bytes a line of ``Header set X-1 "b c"``,
-        the joined string ~60, and a split at NUL costs no more than the lint saves on
-        garbage collection of the lists."""
-        text = self._text
+    def _read(self) -> str:
+        """Cut the argument text from ``raw`` (see :meth:`parsed`), split it, and keep what
+        the class docstring says (both shared with equal lines of the file); returns the
+        text.  Kept once read: a lint reads them several times a directive, and cutting
+        costs five times a read.  Words the file's table shares with equal lines are kept
+        as its list.  Words that are the text split at single spaces are kept as the text: a
+        list and its strings cost about twice the text, and ``str.split`` makes them again
+        faster than the lint reads them.  Other words (quoted, or split at other white
+        space), two or more, are kept as one string, joined with NUL (:data:`_JOIN`, which
+        no line the parser cuts lazily holds), and split again on each read: a list and a
+        string a word cost ~130 bytes a line of ``Header set X-1 "b c"``, the joined string
+        ~60, and a split at NUL costs no more than the lint saves on garbage collection of
+        the lists.  One such word, or none, is kept as a list."""
         table = self._words
-        if not isinstance(table, WordTable):  # split already, or never parsed lazily
-            if text is None:
-                self._text = self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE)
-            return
-        if text is None:
-            text = table.share(self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE))
-            self._text = text
+        assert isinstance(table, WordTable)
+        text = table.share(self.raw.strip(_SPACE)[len(self.name):].lstrip(_SPACE))
         words = table.split(text)
-        if words is table.lists.get(text):
-            self._words = words
+        if type(words) is SharedWords or (len(words) < 2 and words != [text]):
+            self._words = words  # shared, or one word (or none) that is not the text
         elif words == text.split(" "):
-            self._words = PLAIN_WORDS
+            self._words = text
         else:
-            self._words = _JOIN.join(words) if words else words
-            if text is not table.strings.get(text):
-                self._text = None  # cut from the line again when read
-
-
-class _PlainWords:
-    """The mark of a directive whose words are its argument text split at single spaces
-    (``a b c``: no quote, no other white space), made again on each read of
-    :attr:`Directive.args` instead of kept.  One object, which pickles as itself."""
-
-    __slots__ = ()
-
-    def __reduce__(self) -> str:
-        return "PLAIN_WORDS"
-
-    def __repr__(self) -> str:
-        return "PLAIN_WORDS"
-
-
-PLAIN_WORDS = _PlainWords()
+            self._words = _JOIN.join(words)
+        return text
 
 
 class SectionShape:

@@ -238,7 +238,7 @@ class _Builder:
             # a continuation, a NUL or a quoted name: the argument text is kept as read
             rest = self._share(rest)
             return Directive(line=row, _raw=raw, _place=place, name=name,
-                             _words=self.table.split(rest), _text=rest)
+                             args=self.table.split(rest), args_text=rest)
         # The argument text is the end of raw (Directive.args_text), and the words are split
         # when first read — at once when a line with the same text was split already.
         found = self.table.lists.get(rest)

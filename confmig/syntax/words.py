@@ -97,6 +97,19 @@ SHARED_LENGTH = 80
 SHARED_ENTRIES = 4096
 
 
+class SharedWords(list[str]):
+    """The words of one argument text that a :class:`WordTable` shares between the lines of
+    its file that have that text, with the text (``text``): a directive holding them needs
+    no slot of its own for its argument text.  A list like any other, never modified in
+    place."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, words: list[str], text: str) -> None:
+        super().__init__(words)
+        self.text = text
+
+
 class WordTable:
     """The strings and word lists of one file, shared: equal short strings are one object,
     and directives with equal argument texts share one word list (never modified in place).
@@ -110,7 +123,7 @@ class WordTable:
 
     def __init__(self) -> None:
         self.strings: dict[str, str] = {}
-        self.lists: dict[str, list[str]] = {}
+        self.lists: dict[str, SharedWords] = {}
 
     def share(self, text: str) -> str:
         """One object for equal short strings of this file."""
@@ -138,7 +151,7 @@ class WordTable:
                 elif len(strings) < SHARED_ENTRIES:
                     strings[word] = word
         if len(self.lists) < SHARED_ENTRIES:
-            self.lists[args_text] = words
+            words = self.lists[args_text] = SharedWords(words, args_text)
         return words
 
     def words(self, args_text: str) -> list[str]:
