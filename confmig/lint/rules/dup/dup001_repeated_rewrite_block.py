@@ -137,7 +137,7 @@ class RepeatedRewriteBlock(Rule):
 @dataclass(frozen=True)
 class _Summary:
     base: str | None
-    lines: Lines  # four fields a line, in one tuple
+    lines: Lines  # the lines' kinds, then three fields a line, in one tuple
     first: Directive
     size: int
 
