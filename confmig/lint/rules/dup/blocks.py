@@ -9,7 +9,10 @@ block copied into ``/blog/.htaccess`` and ``/shop/.htaccess`` with ``RewriteBase
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from confmig.lint.scopes import Scope
 from confmig.model.rewrite.parse import RewriteConfig, directive_arg_line
@@ -48,6 +51,26 @@ def block_lines(scope: Scope) -> tuple[str | None, Lines] | None:
     kinds = bytearray()
     fields: list[str] = [""]   # (the kinds' place)
     rule = False
+    for line in _split_lines(scope):
+        if line is None:
+            return None
+        lname, first, second, flags = line
+        kinds.append(_KINDS[lname])
+        fields += (first, second, flags)
+        rule = rule or lname == "rewriterule"
+    if not rule:
+        return None
+    base = scope.rewrite.base if scope.rewrite.base_set else None
+    fields[0] = kinds.decode("ascii")
+    return base, tuple(fields)
+
+
+def _split_lines(scope: Scope) -> Iterator[tuple[str, str, str, str] | None]:
+    """A scope's RewriteCond/RewriteRule lines as (lower-case name, first, second, flags),
+    then None (and no more) at a line that does not split.
+
+    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it: the
+    strings the parsed rules hold anyway; any other line is split again."""
     parsed_lines = _parsed_lines(scope.rewrite)
     upcoming = next(parsed_lines, None)
     for d in scope.directives:
@@ -59,16 +82,91 @@ def block_lines(scope: Scope) -> tuple[str | None, Lines] | None:
         else:
             parsed = directive_arg_line(d)
             if parsed is None:
-                return None
+                yield None
+                return
         first, second, flags = parsed  # type: ignore[misc]
-        kinds.append(_KINDS[d.lname])
-        fields += (first, second, flags or "")
-        rule = rule or d.lname == "rewriterule"
+        yield d.lname, first, second, flags or ""
+
+
+# -- a block's digest (what DUP001 keeps of an access file) -----------------------------------
+
+DIGEST_SIZE = 16
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
+                           digest_size=DIGEST_SIZE).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class BlockDigest:
+    """What DUP001 keeps of an access file's block until the tree rules run: digests of its
+    normalised lines (:func:`normalised`), not the lines' strings (issue 10: three pointers a
+    line to a 1 MB file's rule strings kept them all alive to the end of the lint).
+
+    Equal digests are taken as equal blocks: a 128-bit blake2b digest, as the lint cache
+    trusts one of a file's bytes to reuse its findings (lint/engine.py ``_file_key``).
+
+    The URL prefix of a block without RewriteBase is known only at tree time (from the
+    docroot), and only a RewriteRule whose target starts with "/" and holds another "/" can
+    begin with one: such *open* lines keep their fields; every other line is known now."""
+
+    digest: bytes            # the block's digest, no URL prefix replaced
+    size: int                # its number of lines
+    lines: bytes             # each closed line's digest, in order (only when ``opened``)
+    opened: array[int]       # the open lines' places in the block
+    fields: tuple[str, ...]  # (first, second, flags) of each open line
+
+    def key(self, url_prefix: str | None) -> bytes:
+        """The block's digest with ``url_prefix`` (the .htaccess directory's URL) replaced."""
+        prefix = _prefix(None, url_prefix)
+        if not self.opened or prefix is None or not any(
+                self.fields[1 + 3 * i].startswith(prefix) for i in range(len(self.opened))):
+            return self.digest
+        block = hashlib.blake2b(digest_size=DIGEST_SIZE)
+        closed = 0
+        opened = dict(zip(self.opened, range(len(self.opened)), strict=True))
+        for place in range(self.size):
+            at = opened.get(place)
+            if at is None:
+                block.update(self.lines[closed:closed + DIGEST_SIZE])
+                closed += DIGEST_SIZE
+                continue
+            first, second, flags = self.fields[3 * at:3 * at + 3]
+            block.update(_digest(_line_text("rewriterule", first, second, flags, prefix)))
+        return block.digest()
+
+
+def block_digest(scope: Scope) -> BlockDigest | None:
+    """A scope's block as :class:`BlockDigest`; None when a line does not split or there is
+    no RewriteRule."""
+    base = scope.rewrite.base if scope.rewrite.base_set else None
+    prefix = _prefix(base, None)
+    block = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    opened = array("I")
+    fields: list[str] = []
+    size = 0
+    rule = False
+    for line in _split_lines(scope):
+        if line is None:
+            return None
+        lname, first, second, flags = line
+        block.update(_digest(_line_text(lname, first, second, flags, prefix)))
+        if lname == "rewriterule":
+            rule = True
+            if base is None and second.startswith("/") and "/" in second[1:]:
+                opened.append(size)
+                fields += (first, second, flags)
+        size += 1
     if not rule:
         return None
-    base = scope.rewrite.base if scope.rewrite.base_set else None
-    fields[0] = kinds.decode("ascii")
-    return base, tuple(fields)
+    closed = b""
+    if opened:   # (rare: the closed lines' digests again, not kept for every block)
+        places = set(opened)
+        closed = b"".join(_digest(_line_text(*line, prefix))  # type: ignore[misc]
+                          for place, line in enumerate(_split_lines(scope))
+                          if place not in places)
+    return BlockDigest(block.digest(), size, closed, opened, tuple(fields))
 
 
 def _parsed_lines(config: RewriteConfig) -> Iterator[tuple[Directive | None, str, str, str]]:
@@ -112,13 +210,26 @@ def same_key(a: tuple[str | None, Lines, str | None],
 def normalised(base: str | None, lines: Lines, url_prefix: str | None = None
                ) -> Iterator[str]:
     """Each line of a block, white space collapsed and the section's URL prefix replaced."""
+    prefix = _prefix(base, url_prefix)
+    for lname, first, second, flags in line_fields(lines):
+        yield _line_text(lname, first, second, flags, prefix)
+
+
+def _prefix(base: str | None, url_prefix: str | None) -> str | None:
+    """The URL prefix replaced in a block's targets (None: none is)."""
     prefix = base if base is not None else url_prefix
     if prefix is not None and not prefix.endswith("/"):
         prefix += "/"
-    for lname, first, second, flags in line_fields(lines):
-        if lname == "rewriterule" and prefix and prefix != "/" and second.startswith(prefix):
-            second = BASE + second[len(prefix):]
-        yield " ".join(w for w in (lname, first, second, flags) if w)
+    return None if prefix == "/" else prefix
+
+
+def _line_text(lname: str, first: str, second: str, flags: str, prefix: str | None) -> str:
+    """One line, white space collapsed and ``prefix`` replaced in a RewriteRule's target."""
+    if lname == "rewriterule" and prefix and second.startswith(prefix):
+        second = BASE + second[len(prefix):]
+    if first and second and flags:   # (the usual line: no generator)
+        return f"{lname} {first} {second} {flags}"
+    return " ".join(w for w in (lname, first, second, flags) if w)
 
 
 def block_key(scope: Scope, url_prefix: str | None = None) -> tuple[str, ...] | None:

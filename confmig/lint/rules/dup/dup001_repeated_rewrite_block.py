@@ -10,14 +10,7 @@ from dataclasses import dataclass
 from confmig.lint.context import AccessEntry, FileContext, LintContext
 from confmig.lint.finding import Finding, Severity
 from confmig.lint.rule import Rule, register
-from confmig.lint.rules.dup.blocks import (
-    BLOCK_DIRECTIVES,
-    Lines,
-    block_key,
-    block_lines,
-    key_hash,
-    same_key,
-)
+from confmig.lint.rules.dup.blocks import BLOCK_DIRECTIVES, BlockDigest, block_digest, block_key
 from confmig.lint.scopes import Scope
 from confmig.syntax import Directive
 
@@ -91,55 +84,44 @@ class RepeatedRewriteBlock(Rule):
                                                   f"lines) is repeated in {_names(others)}")
 
     def summarize(self, ctx: FileContext) -> _Summary | None:
-        """An access file's top-level rewrite block: its base, lines, first line and size."""
+        """An access file's top-level rewrite block: its digest and first line."""
         top = next((s for s in ctx.rewrite_scopes() if s.section is None), None)
-        found = block_lines(top) if top is not None else None
+        found = block_digest(top) if top is not None else None
         if top is None or found is None:
             return None
-        return _Summary(found[0], found[1], _first(top), len(_block(top)))
+        return _Summary(found, _first(top))
 
     def check_tree(self, ctx: LintContext) -> Iterator[Finding]:
         docroot = os.path.realpath(ctx.docroot) if ctx.docroot is not None else None
-        # Blocks by the hash of their key (not the key: a string per line), blocks with one
-        # hash told apart line by line; the groups in the order their first block came.
-        by_hash: dict[int, list[list[tuple[AccessEntry, _Summary, str | None]]]] = {}
-        groups: list[list[tuple[AccessEntry, _Summary, str | None]]] = []
+        # Blocks by their digest (blocks.BlockDigest: not a string per line), in the order
+        # their first block came.
+        groups: dict[bytes, list[tuple[AccessEntry, _Summary]]] = {}
         for entry in ctx.access:
             summary = ctx.summary(self, entry)
             if not isinstance(summary, _Summary):
                 continue
-            prefix = _url_prefix(entry, docroot)
-            block = (summary.base, summary.lines, prefix)
-            same_hash = by_hash.setdefault(key_hash(*block), [])
-            group = next((g for g in same_hash
-                          if same_key((g[0][1].base, g[0][1].lines, g[0][2]), block)), None)
-            if group is None:
-                group = []
-                same_hash.append(group)
-                groups.append(group)
-            group.append((entry, summary, prefix))
-        for members in groups:
+            key = summary.block.key(_url_prefix(entry, docroot))
+            groups.setdefault(key, []).append((entry, summary))
+        for members in groups.values():
             if len(members) < 2:
                 continue
             # Only the first few other paths are named: build that short list per member
             # (not the whole list, which would be quadratic in a tree of copies).
-            head = [o.path for o, _, _ in members[:SHOW + 1]]
-            for entry, summary, _ in members:
+            head = [o.path for o, _ in members[:SHOW + 1]]
+            for entry, summary in members:
                 shown = [path for path in head if path != entry.path][:SHOW]
                 more = len(members) - 1 - len(shown)
                 names = ", ".join(shown) + (f" and {more} more" if more else "")
                 yield self.finding(
                     summary.first,
-                    f"this rewrite block ({summary.size} lines) is repeated in "
+                    f"this rewrite block ({summary.block.size} lines) is repeated in "
                     f"{len(members) - 1} other .htaccess file(s): {names}")
 
 
 @dataclass(frozen=True)
 class _Summary:
-    base: str | None
-    lines: Lines  # the lines' kinds, then three fields a line, in one tuple
+    block: BlockDigest
     first: Directive
-    size: int
 
 
 def _block(scope: Scope) -> list[Directive]:
