@@ -6,13 +6,14 @@ method-limited or grouped authorization."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.applied import AppliedDirective
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge import METHODS, CoreDir, DirConfig, SectionBuilder
+from confmig.model.merge.builder import handed_over
 from confmig.model.rewrite.regex import Regex
 from confmig.model.wildcard import fnmatch_regex, is_fnmatch
 from confmig.syntax import Directive, Node, Section
@@ -46,7 +47,7 @@ class ConfigSection:
     components: int = 0
     condition: Expr | None = None
     config: DirConfig = field(default_factory=dict)
-    directives: tuple[Directive, ...] = ()
+    directives: Sequence[Directive] = ()  # (the builder's list; read only)
     # (tuples: read only, and the empty one is shared — two empty lists were 112 bytes of
     # each of the 1,176 <FilesMatch> sections a 1 MB file's walk builds, issue 10)
     errors: tuple[tuple[Node, str], ...] = ()
@@ -170,10 +171,13 @@ def child_builder(context: Literal["files", "if"], parent: SectionBuilder) -> Se
 def finish_section(kind: SectionKind, label: str, node: Section | None,
                    builder: SectionBuilder, nonfatal: list[tuple[Node, str]], file: str = "",
                    line: int = 0, **fields: Any) -> ConfigSection:
-    """The :class:`ConfigSection` of what *builder* collected (errors and directives kept)."""
+    """The :class:`ConfigSection` of what *builder* collected (errors and directives kept:
+    its list of directives is handed over, not copied — with the header lines' lists, a
+    list and its tuple were both alive at the peak of a big file's lint, issue 10)."""
     config = builder.build()
+    directives, builder.directives = builder.directives, []
     return ConfigSection(kind, label, node.file if node else file, node.line if node else line,
-                         config=config, directives=tuple(builder.directives),
+                         config=config, directives=handed_over(directives),
                          errors=tuple(builder.errors), nonfatal=tuple(nonfatal), **fields)
 
 

@@ -4,10 +4,10 @@ immutable per-module configs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from confmig.model.mapping import AliasEntry
 from confmig.model.merge.access_compat import AccessDir
@@ -105,6 +105,7 @@ class SectionBuilder:
         self.server_redirects: list[AliasEntry] = []
         self.files: list[Any] = []
         self.ifs: list[Any] = []
+        self._built = False
 
     # -- feeding --------------------------------------------------------------------------
 
@@ -175,7 +176,11 @@ class SectionBuilder:
 
     def build(self) -> dict[str, Any]:
         """The section's config vector: an entry only for the modules its directives touch
-        (core always has one, as in Apache)."""
+        (core always has one, as in Apache).  The builder's last step: its header lists are
+        handed over to the config, not copied (see :class:`HeadersDir`), so it is built once."""
+        if self._built:
+            raise RuntimeError("a SectionBuilder builds its section once")
+        self._built = True
         core = dict(self.core)
         unset = OPT_SERVER_DEFAULT if self.context == "server" else OPT_UNSET
         if not core and not self.files and not self.ifs:
@@ -203,9 +208,11 @@ class SectionBuilder:
             modules["mime"] = MimeDir(maps if self.mime_exts else None, tuple(self.mime_removals),
                                       self.mime_lang)
         if "headers" in t:
-            (onsuccess, always), lines = self.header_entries, self.header_lines
-            modules["headers"] = HeadersDir(tuple(onsuccess), tuple(lines[0]),
-                                            tuple(always), tuple(lines[1]))
+            (onsuccess, always), (onsuccess_lines, always_lines) = \
+                self.header_entries, self.header_lines
+            self.header_entries, self.header_lines = ([], []), ([], [])  # (handed over)
+            modules["headers"] = HeadersDir(handed_over(onsuccess), handed_over(onsuccess_lines),
+                                            handed_over(always), handed_over(always_lines))
         if "dir" in t:
             modules["dir"] = DirDir(**self.dir_fields)
         if "expires" in t:
@@ -239,6 +246,19 @@ class SectionBuilder:
                 self.error(node, message)
             modules["rewrite"] = rw
         return modules
+
+
+_T = TypeVar("_T")
+# A finished builder's list up to this long is copied into a tuple (held, a tuple is smaller:
+# no spare room, no array of its own); a longer one is handed over as it is - copying it
+# held it twice at once, the peak of a big file's lint (issue 10).
+_COPIED_UP_TO = 16
+
+
+def handed_over(items: list[_T]) -> Sequence[_T]:
+    """What a finished builder's list *items* becomes in the section it built (read only
+    from then on: the builder no longer holds it)."""
+    return tuple(items) if len(items) <= _COPIED_UP_TO else items
 
 
 # mod_rewrite: collected here, parsed by the engine's own parser in build()
