@@ -128,8 +128,9 @@ class _Builder:
         # share one SectionShape.  Places and shapes hold the first line of a block of
         # lines (ast.BLOCK_ROWS), so those shared are the current block's: they are
         # forgotten when a new block starts.
-        self.table = WordTable()
+        self.table = WordTable(len(data))
         self._share = self.table.share
+        self._again = self.table.again
         self._lines: dict[str, str] = {}
         self.source = Source(data)
         self.conditional = False  # a conditional section was read
@@ -142,7 +143,7 @@ class _Builder:
 
     def build(self) -> list[Node]:
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
-        lines, source = self._lines, self.source
+        lines, source, seen_before = self._lines, self.source, self.table.seen_before
         blank, comment = Blank.parsed, Comment.parsed
         while True:
             try:
@@ -156,12 +157,16 @@ class _Builder:
             written = data[line.start:line.end].decode("utf-8", "surrogateescape")
             raw: str | Source
             raw = lines.get(written) or written
-            if raw is written:
-                if line.single and (len(written) >= SHARED_LENGTH
-                                    or len(lines) >= SHARED_ENTRIES):
+            shared = raw is not written  # met before (then its argument text too)
+            if not shared:
+                if len(lines) < SHARED_ENTRIES and seen_before(written):
+                    shared = True
+                    if len(written) < SHARED_LENGTH:
+                        lines[written] = written  # met twice: shared from now on
+                    elif line.single:
+                        raw = source
+                elif line.single:
                     raw = source  # the physical line line.first: read when asked
-                elif len(written) < SHARED_LENGTH and len(lines) < SHARED_ENTRIES:
-                    lines[written] = written
             text = line.text
             if not text:
                 row = line.first
@@ -186,7 +191,7 @@ class _Builder:
             else:
                 reader.allocated()
                 stack[-1].children.append(self._directive(decode(text), raw, written, row,
-                                                          col, line.last))
+                                                          col, line.last, shared))
         self._end_of_file()
         return stack[0].children
 
@@ -226,7 +231,7 @@ class _Builder:
         return place
 
     def _directive(self, text: str, raw: str | Source, written: str, row: int, col: int,
-                   last: int) -> Directive:
+                   last: int, shared: bool) -> Directive:
         if '"' in text or "'" in text or "\\" in text:
             name, rest = first_word(text)
         else:  # the common case: plain words
@@ -242,6 +247,8 @@ class _Builder:
         # The argument text is the end of raw (Directive.args_text), and the words are split
         # when first read — at once when a line with the same text was split already.
         found = self.table.lists.get(rest)
+        if shared and found is None and rest not in self._again:
+            self.table.sight(rest)  # its line was met before: its words will be shared
         lname = self._lnames.get(name)
         if lname is None:
             lname = sys.intern(name.lower())

@@ -95,6 +95,9 @@ SHARED_LENGTH = 80
 # At most this many distinct strings (and argument lists) are remembered per file, so that a
 # file of distinct lines pays a bounded table (~0.5 MB) and not one entry per line.
 SHARED_ENTRIES = 4096
+# The first this many distinct lines and argument texts a parse meets are kept to tell when
+# one is met again (WordTable.seen_before); past them, bits of their hashes.
+EXACT_SIGHTS = 1024
 
 
 class SharedWords(list[str]):
@@ -117,13 +120,75 @@ class WordTable:
     A parsed directive keeps the table until it is first asked for its words
     (:attr:`~confmig.syntax.ast.Directive.args`), so that the words of a file are split only
     when something reads them, and still shared with those of equal lines.  Both tables are
-    bounded (:data:`SHARED_ENTRIES`)."""
+    bounded (:data:`SHARED_ENTRIES`).
 
-    __slots__ = ("lists", "strings")
+    Only what repeats is worth a shared entry: a file of distinct lines filled both tables
+    (and the parser's table of lines) with 4,096 entries met once (~1.3 MB of a 1 MB file's
+    lint).  So the parser tells the table each line it meets (:meth:`seen_before`), and the
+    argument texts of the lines met twice (:meth:`sight`), kept in ``again``; a text is
+    split into a shared list only if its line was met twice by the end of the parse
+    (:meth:`repeated`) — the first of equal lines shares too, as the parse is over when
+    words are read.  The first :data:`EXACT_SIGHTS` strings met are kept (``first``): a
+    file that repeats a few lines pays no more; past them, two bits a string's hash
+    (``seen``, one bit a byte of the file: 128 KB for 1 MB).  A string whose bits other
+    strings took is taken as met before (~1 % of a 1 MB file of distinct lines): it is
+    shared when it need not be, nothing else."""
 
-    def __init__(self) -> None:
+    __slots__ = ("again", "first", "lists", "mask", "seen", "size", "strings")
+
+    def __init__(self, size: int = 0) -> None:
+        """``size``: the file's length in bytes."""
         self.strings: dict[str, str] = {}
         self.lists: dict[str, SharedWords] = {}
+        self.again: set[str] = set()
+        self.first: set[str] = set()
+        self.size = size
+        self.mask = 0
+        self.seen: bytearray | None = None
+
+    def seen_before(self, text: str) -> bool:
+        """Whether ``text`` (or, past the first strings, strings whose hashes take its two
+        bits) was met before in this file; it is met now."""
+        seen = self.seen
+        if seen is None:
+            first = self.first
+            if text in first:
+                return True
+            first.add(text)
+            if len(first) >= EXACT_SIGHTS:
+                self._to_bits()
+            return False
+        code = hash(text)
+        mask = self.mask
+        one, two = code & mask, (code >> 32) & mask
+        bit_one, bit_two = 1 << (one & 7), 1 << (two & 7)
+        one >>= 3
+        two >>= 3
+        if seen[one] & bit_one and seen[two] & bit_two:
+            return True
+        seen[one] |= bit_one
+        seen[two] |= bit_two
+        return False
+
+    def _to_bits(self) -> None:
+        """From the strings met kept to the bits of their hashes."""
+        bits = 1 << max(10, (self.size - 1).bit_length())
+        self.mask = bits - 1
+        self.seen = bytearray(bits >> 3)
+        first, self.first = self.first, set()
+        for text in first:
+            self.seen_before(text)
+
+    def sight(self, text: str) -> None:
+        """The argument text ``text`` of a directive whose line was met before: it is
+        :meth:`repeated` (the line met first too, when its words are read)."""
+        again = self.again
+        if len(again) < SHARED_ENTRIES:
+            again.add(text)
+
+    def repeated(self, text: str) -> bool:
+        """Whether the argument text ``text`` was met twice or more (:meth:`sight`)."""
+        return text in self.again
 
     def share(self, text: str) -> str:
         """One object for equal short strings of this file."""
