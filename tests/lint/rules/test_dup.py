@@ -109,6 +109,34 @@ def test_dup002_directoryindex_lines_add_up() -> None:
     assert not finds("DUP002", "DirectoryIndex a.html\nDirectoryIndex disabled\n")
 
 
+@pytest.mark.parametrize(("kind", "text", "dead", "later"), [
+    ("server", "ServerName example.com\nServerSignature Off\nTraceEnable Off\n"
+               "ServerTokens Prod\nTraceEnable On\n", "TraceEnable Off", "TraceEnable On"),
+    ("htaccess", "Options None\nFileETag None\nFileETag All\n", "FileETag None", "FileETag All"),
+    ("htaccess", "SetEnv A 1\nphp_value A 1\nphp_value A 2\n", "php_value A 1", "php_value A 2"),
+    ("htaccess", "Header set X-A b\nRequestHeader set X-A b\nRequestHeader set X-A c\n",
+     "RequestHeader set X-A b", "RequestHeader set X-A c"),
+])
+def test_dup002_equal_words_of_another_directive(kind: str, text: str, dead: str,
+                                                 later: str) -> None:
+    """A line whose words equal the line before's, under another directive name, has keys
+    of its own (issue 10: the file's shared word list, met again, made DUP002 reuse the
+    other directive's prints and miss the override).  The lines are written twice, at the
+    top and in <Files>, so that each argument text is met twice and its words shared."""
+    lines = text.count("\n")
+    first = text.splitlines().index(dead) + 1
+    second = text.splitlines().index(later) + 1
+    found = finds("DUP002", f"{text}<Files a>\n{text}</Files>\n", kind=kind)
+    where = "the server config" if kind == "server" else "this .htaccess"
+    assert [(f.line, f.severity, f.message) for f in found] == [
+        (first, Severity.warning, f"{dead} is overridden by line {second} ({later}) in "
+                                  f"{where}: only the later one applies"),
+        (first + lines + 1, Severity.warning,
+         f"{dead} is overridden by line {second + lines + 1} ({later}) in <Files a>: "
+         "only the later one applies"),
+    ]
+
+
 # -- real Apache ------------------------------------------------------------------------------
 
 SITE = {

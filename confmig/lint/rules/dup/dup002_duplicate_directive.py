@@ -175,7 +175,9 @@ def _prints(lname: str, args: list[str]) -> tuple[int, int]:
 
 def _line_prints(directives: list[Directive]) -> Iterator[tuple[Directive, int, int]]:
     """Each directive that is not :data:`REPEATABLE`, with its keys' prints (a line equal to
-    the one before it takes that line's, without working them out again)."""
+    the one before it takes that line's, without working them out again).  Equal words are
+    not an equal line: the file's table gives equal argument texts one word list, so the
+    name is compared as well ("TraceEnable Off" after "ServerSignature Off")."""
     last_name = ""
     last_args: list[str] | None = None
     at_exact = at_key = _NO_KEY
@@ -184,7 +186,7 @@ def _line_prints(directives: list[Directive]) -> Iterator[tuple[Directive, int, 
         if lname in REPEATABLE:
             continue
         args = d.args
-        if args is not last_args and (lname is not last_name or args != last_args):
+        if lname is not last_name or (args is not last_args and args != last_args):
             at_exact, at_key = _prints(lname, args)
         last_name, last_args = lname, args
         yield d, at_exact, at_key
