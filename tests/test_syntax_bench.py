@@ -97,13 +97,18 @@ def test_parse_big_file_prints_time_and_memory_per_shape_and_command() -> None:
 # sections 11.85x -> 11.61x), every lint row ~7 % above: without SEC002 directives 8.25x,
 # distinct 10.75x, sections 11.61x, templates 10.13x, rewrite 12.79x; with it 8.64x, 11.20x,
 # 11.61x, 12.96x, 12.79x, rewrite-on 12.79x.
+# Session 11 (582cbc2: no lint walk cache, one word slot a node, tables that pay only for what
+# repeats, DUP001 digests, shared rewrite checkers, sections' lists handed over; bench/README.md
+# "(helper ..., 2026-11-27)" paragraphs): without SEC002 directives 6.42x, distinct 8.26x,
+# sections 8.71x, templates 7.53x, rewrite 10.46x, comments 2.68x; parse 5.23x, 4.76x, 7.45x,
+# 4.16x, 2.92x, 2.66x; json distinct 4.92x, rewrite 3.01x. Rows ~5 % above.
 BOUNDS = {
-    ("directives", "parse"): 6.0, ("directives", "lint"): 8.9,
-    ("distinct", "parse"): 5.7, ("rewrite", "parse"): 3.7,
-    ("sections", "parse"): 8.2, ("sections", "lint"): 12.4,
-    ("templates", "parse"): 4.85, ("templates", "lint"): 10.9, ("comments", "parse"): 3.2,
-    ("distinct", "lint"): 11.5, ("comments", "lint"): 8, ("rewrite", "lint"): 13.7,
-    ("distinct", "json"): 7.5, ("rewrite", "json"): 4.6,
+    ("directives", "parse"): 5.5, ("directives", "lint"): 6.75,
+    ("distinct", "parse"): 5.0, ("rewrite", "parse"): 3.1,
+    ("sections", "parse"): 7.85, ("sections", "lint"): 9.15,
+    ("templates", "parse"): 4.4, ("templates", "lint"): 7.9, ("comments", "parse"): 2.8,
+    ("distinct", "lint"): 8.7, ("comments", "lint"): 2.85, ("rewrite", "lint"): 11.0,
+    ("distinct", "json"): 5.2, ("rewrite", "json"): 3.2,
 }
 
 
@@ -140,8 +145,12 @@ def traced_ratio(command: str, path: Path, ignore: str = "") -> float:
 # 13.26x (helper memrwmodel).
 # SEC002's status without the response's header table where no header can fail, Header
 # lines that differ only in their name sharing one entry (helper memhdr): 26.8x -> 15.3x.
-MODEL_BOUNDS = {"directives": 9.3, "distinct": 12.0, "sections": 12.4, "templates": 13.9,
-                "rewrite": 13.7, "rewrite-on": 13.7}
+# With SEC002 at 582cbc2: directives 7.11x, distinct 9.03x, sections 8.87x, templates 9.72x (rows
+# ~5 % above, and never above issue 10's target of 10x for a shape under it), rewrite and
+# rewrite-on 10.79x (over the target: a rule's own pattern and substitution strings and the
+# node's argument text, see bench/README.md).
+MODEL_BOUNDS = {"directives": 7.5, "distinct": 9.5, "sections": 9.3, "templates": 10.0,
+                "rewrite": 11.3, "rewrite-on": 11.3}
 
 
 def _one_mb(tmp_path: Path, shape: str) -> Path:
