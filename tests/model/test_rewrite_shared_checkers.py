@@ -7,15 +7,29 @@ code, which makes none of them."""
 from __future__ import annotations
 
 import tracemalloc
+from collections.abc import Iterator
+
+import pytest
 
 from confmig.model.mapping import StatCache
-from confmig.model.rewrite import RewriteConfig, RewriteRequest, evaluate_directory
+from confmig.model.rewrite import RewriteConfig, RewriteRequest, apply, evaluate_directory
 from confmig.model.rewrite.regex import Regex
 from confmig.syntax import Directive, parse_text
 
 BLOCK = ("RewriteCond %{{REQUEST_FILENAME}} {negate}-d\n"
          "RewriteCond %{{HTTP_HOST}} {negate}^www\\.(.+)$ {nc}\n"
          "RewriteRule ^(.*)/x(\\d*)$ /index.php?p=$1 [L]\n")
+
+
+@pytest.fixture(autouse=True)
+def empty_tables() -> Iterator[None]:
+    """The process-wide tables of shared checkers, empty: what earlier tests left in them
+    changes nothing here."""
+    apply._SHARED_CHECKS.clear()
+    apply._SHARED_EVERY.clear()
+    yield
+    apply._SHARED_CHECKS.clear()
+    apply._SHARED_EVERY.clear()
 
 
 def rewrite_config(text: str) -> RewriteConfig:
@@ -77,3 +91,27 @@ def test_running_many_equal_rules_keeps_next_to_nothing_per_rule() -> None:
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert kept / n < 120, f"{kept / n:.0f} bytes a rule"
+
+
+def test_full_tables_still_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past their bound the tables drop the least recently used functions, not stop taking
+    new ones (issue 10: filled once by a process's earlier files, they shared nothing more)."""
+    monkeypatch.setattr(apply, "_MAX_SHARED_CHECKS", 8)
+    run(rewrite_config("RewriteEngine On\n" + "".join(
+        f"RewriteCond %{{HTTP_HOST}} ^h{i}$\nRewriteRule ^ - [E=X{i}:1]\n" for i in range(20))),
+        "h19")
+    assert len(apply._SHARED_CHECKS) == len(apply._SHARED_EVERY) == 8
+    test_equal_rules_share_what_their_first_run_makes()
+    assert len(apply._SHARED_CHECKS) == len(apply._SHARED_EVERY) == 8
+
+
+def test_a_conditions_own_checker_is_not_kept() -> None:
+    """A condition without a shared checker (``-s`` goes through the generic code, with the
+    condition) makes its rule's function its own too: the table would keep the condition."""
+    config = rewrite_config("RewriteEngine On\nRewriteCond %{REQUEST_FILENAME} -s\n"
+                            "RewriteCond %{HTTP_HOST} ^www\\.\nRewriteRule ^ - [F]\n")
+    assert run(config) == "none"
+    [rule] = config.rules
+    assert rule.conditions_check is not None and rule.conditions[0].check is not None
+    assert len(apply._SHARED_CHECKS) == 1  # (the HTTP_HOST one)
+    assert not apply._SHARED_EVERY

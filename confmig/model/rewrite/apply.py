@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
@@ -56,11 +57,32 @@ CondCheck = Callable[[EvalState], bool]
 # The condition checkers and the rules' conditions checkers made so far, by what they are
 # made of (:func:`_checker`, :func:`_conditions_checker`): equal conditions share one
 # function (a 1 MB file of 1,199 copies of three templates kept a closure per condition and
-# per rule, ~0.9 MB at SEC002's requests, issue 10).  Bounded: past the bound a function is
-# made for its condition alone, as before.
-_SHARED_CHECKS: dict[tuple[str, str, str, bool, bool], CondCheck] = {}
-_SHARED_EVERY: dict[tuple[tuple[CondCheck, bool], ...], CondCheck] = {}
+# per rule, ~0.9 MB at SEC002's requests, issue 10).  Bounded, the least recently used
+# dropped first: a process that has linted many files still shares for the next one.
+_SHARED_CHECKS: OrderedDict[tuple[str, str, str, bool, bool], CondCheck] = OrderedDict()
+_SHARED_EVERY: OrderedDict[tuple[tuple[CondCheck, bool], ...], CondCheck] = OrderedDict()
 _MAX_SHARED_CHECKS = 4096
+
+
+def _shared(table: OrderedDict, key: Hashable) -> CondCheck | None:
+    """The function ``table`` keeps for ``key``, now the most recently used; None if none."""
+    check = table.get(key)
+    if check is not None:
+        table.move_to_end(key)
+    return check
+
+
+def _share(table: OrderedDict, key: Hashable, check: CondCheck) -> None:
+    """Keep ``check`` for ``key`` in ``table``, dropping the least recently used past
+    :data:`_MAX_SHARED_CHECKS`."""
+    table[key] = check
+    if len(table) > _MAX_SHARED_CHECKS:
+        table.popitem(last=False)
+
+
+def _check_key(c: Condition) -> tuple[str, str, str, bool, bool]:
+    """What a condition's checker is made of (:func:`_checker`)."""
+    return c.test, c.kind, c.pattern, c.negate, c.nocase
 
 
 def _checker(c: Condition) -> CondCheck:
@@ -69,15 +91,14 @@ def _checker(c: Condition) -> CondCheck:
     conditions with the same test, kind, pattern, ``!`` and ``[NC]`` (it reads nothing else
     of the condition).  Kinds without a fast form go through :func:`_apply_cond`'s generic
     code, with the condition itself."""
-    key = (c.test, c.kind, c.pattern, c.negate, c.nocase)
-    check = _SHARED_CHECKS.get(key)
+    key = _check_key(c)
+    check = _shared(_SHARED_CHECKS, key)
     if check is not None:
         return check
     check = _fast_checker(c)
     if check is None:
         return lambda st: _apply_cond(c, st)
-    if len(_SHARED_CHECKS) < _MAX_SHARED_CHECKS:
-        _SHARED_CHECKS[key] = check
+    _share(_SHARED_CHECKS, key, check)
     return check
 
 
@@ -301,7 +322,7 @@ def _conditions_checker(conds: list[Condition]) -> CondCheck:
             c.check = _checker(c)
     # (the rules whose conditions have the same checkers share one function)
     checks = tuple((c.check, c.novary) for c in conds)
-    shared = _SHARED_EVERY.get(checks)  # type: ignore[arg-type]
+    shared = _shared(_SHARED_EVERY, checks)
     if shared is not None:
         return shared
 
@@ -314,8 +335,10 @@ def _conditions_checker(conds: list[Condition]) -> CondCheck:
                     st.vary.extend(st.vary_this)
                 st.vary_this = []
         return True
-    if len(_SHARED_EVERY) < _MAX_SHARED_CHECKS:
-        _SHARED_EVERY[checks] = every  # type: ignore[index]
+    # (only when no checker is its condition's own: such a function would keep the
+    # condition, and its directive and file, for as long as the table keeps it)
+    if all(_SHARED_CHECKS.get(_check_key(c)) is c.check for c in conds):
+        _share(_SHARED_EVERY, checks, every)
     return every
 
 
