@@ -123,7 +123,7 @@ class Regex:
             empty: bool | None = pattern.search(b"") is not None
         except pcre2.LibraryError:
             empty = None  # asked again (and recorded) by matches("")
-        shape = _Shape(min(pattern.groups + 1, MAX_REG_MATCH), nocase, names, empty)
+        shape = _Shape(_group_count(pattern), nocase, names, empty)
         if len(_SHAPES) < _MAX_SHAPES:
             shape = _SHAPES.setdefault(shape, shape)
         self._shape = shape
@@ -230,6 +230,12 @@ class Regex:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
 
 
+def _group_count(pattern: pcre2.Pattern) -> int:
+    """The groups a match of ``pattern`` fills, ``$0`` included: at most
+    :data:`MAX_REG_MATCH` (``ap_regexec``'s slots)."""
+    return min(pattern.groups + 1, MAX_REG_MATCH)
+
+
 @functools.lru_cache(maxsize=1024)
 def _compiled(source: str, nocase: bool) -> pcre2.Pattern:
     """*source* compiled as Apache compiles it, once per pattern and case flag: a tree of
@@ -268,7 +274,7 @@ def _search_function(source: str, nocase: bool) -> Callable[[str], Captures | No
             return Captures(None, b"", groups, [g0] * groups)
         return anything
     pattern = _compiled(source, nocase)
-    count = min(pattern.groups + 1, MAX_REG_MATCH)  # (a Regex's shape.groups)
+    count = _group_count(pattern)  # (a Regex's shape.groups)
     pattern_search = pattern.search
 
     def search(subject: str) -> Captures | None:
