@@ -24,7 +24,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -272,39 +272,6 @@ def split_lines(text: str) -> list[str]:
     return [line[:-1] if line.endswith("\r") else line for line in lines]
 
 
-class NodePairs(Sequence[tuple[Node, tuple[Section, ...]]]):
-    """Nodes with their enclosing sections, read as ``(node, sections)`` pairs: the nodes
-    are one list, the sections are worked out by a walk each time the pairs are read (one
-    tuple per section per walk, none kept).  A pair per node would cost more than the node
-    itself (a 1 MB file has ~50,000), and a list of the sections of every node plus a
-    tuple per section held 2.8 MB of a 1 MB file of ``<Files>`` blocks through the whole
-    lint (issue 10), when most rules read the nodes alone."""
-
-    __slots__ = ("_nodes", "_walk")
-
-    def __init__(self, nodes: list[Node],
-                 walk: Callable[[], Iterator[tuple[Node, tuple[Section, ...]]]]) -> None:
-        """``nodes`` and ``walk``, which yields them in the same order with their sections."""
-        self._nodes = nodes
-        self._walk = walk
-
-    @property
-    def nodes(self) -> list[Node]:
-        """The nodes alone (not to be modified)."""
-        return self._nodes
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-    def __iter__(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
-        return self._walk()
-
-    def __getitem__(self, index):  # type: ignore[no-untyped-def,override]
-        """(walks the pairs: iterate them instead when reading many)"""
-        pairs = list(self._walk())
-        return pairs[index]
-
-
 @dataclass
 class FileContext:
     """One file being linted, with everything in force for it.
@@ -440,13 +407,10 @@ class FileContext:
                                          if isinstance(n, Directive)]
         return self._directive_cache  # type: ignore[return-value]
 
-    def directives(self) -> Sequence[tuple[Directive, tuple[Section, ...]]]:
-        """Every effective directive of this file with its enclosing sections (the sections
-        are walked again each time the pairs are read: :meth:`directive_nodes` for the
-        directives alone)."""
-        return NodePairs(self.directive_nodes(), self._directive_pairs)  # type: ignore[arg-type,return-value]
-
     def _directive_pairs(self) -> Iterator[tuple[Node, tuple[Section, ...]]]:
+        """Every effective directive with its enclosing sections, walked again at each call
+        (:meth:`scopes` reads the sections once; no pair is kept, issue 10): no walk when no
+        section is around any."""
         if self._flat() and not self.parents:  # no section around any: no walk
             return zip(self.directive_nodes(), itertools.repeat(()))
         return walk_pairs(self.nodes, self.parents, Directive)

@@ -187,11 +187,9 @@ def test_sec010_keeps_only_the_security_headers_set() -> None:
     from confmig.syntax import parse_text
 
     text = "".join(f"Header set X-Name-{i:06d} v\n" for i in range(20_000))
-    pairs = [(d, None) for d in parse_text(text, "t/.htaccess").directives()]
+    nodes = list(parse_text(text, "t/.htaccess").directives())
     # what the rule reads of a FileContext
-    nodes = [d for d, _ in pairs]
-    ctx = SimpleNamespace(read_by_apache=True, directives=lambda: pairs,
-                          directive_nodes=lambda: nodes)
+    ctx = SimpleNamespace(read_by_apache=True, directive_nodes=lambda: nodes)
     rule = SecurityHeaderMistake()
     list(rule.check_file(ctx))  # the words read and kept on the nodes: not the rule's
     tracemalloc.start()
