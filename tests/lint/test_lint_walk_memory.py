@@ -12,19 +12,11 @@ import gc
 import tracemalloc
 from pathlib import Path
 
-from confmig.lint.context import FileContext, make_environment, make_overrides
-from confmig.lint.engine import htaccess_context, server_contexts
-from confmig.load import load_config, load_htaccess
+from confmig.lint.context import FileContext, make_environment
+from confmig.lint.engine import server_contexts
+from confmig.load import load_config
 from confmig.syntax import Directive, Node, Section
-
-
-def file_context(text: str) -> FileContext:
-    """The context of an access file ``/site/.htaccess`` holding ``text``."""
-    env = make_environment(None, set())
-    data = text.encode()
-    loaded = load_htaccess("/site/.htaccess", env.state, data=data)
-    return htaccess_context(env, "/site/.htaccess", "/site", make_overrides(("All",)),
-                            loaded, data)
+from tests.lint.test_lint_scopes import file_context
 
 
 def _reference(nodes: list[Node], above: tuple[Section, ...] = ()

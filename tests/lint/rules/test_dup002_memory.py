@@ -4,28 +4,7 @@ reading; the findings are those of the rule that kept every key."""
 
 from __future__ import annotations
 
-import tracemalloc
-
-from confmig.lint.rules.dup.dup002_duplicate_directive import DuplicateDirective
-from tests.lint.test_lint_scopes import file_context
-
-
-def _peak_per_line(text: str, lines: int) -> tuple[float, list[tuple[int, str]]]:
-    """DUP002's traced peak over the top-level scope of ``text``, in bytes a line, and its
-    findings (line, message)."""
-    ctx = file_context(text)
-    scope = next(iter(ctx.scopes()))
-    for d in scope.directives:
-        _ = d.args  # (read first, as the other rules do)
-    rule = DuplicateDirective()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        findings = [(f.line, f.message) for f in rule._check_scope(scope)]
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    return peak / lines, findings
+from tests.lint.test_lint_scopes import dup002_peak_per_line
 
 
 def test_dup002_keeps_no_print_per_directive() -> None:
@@ -33,7 +12,7 @@ def test_dup002_keeps_no_print_per_directive() -> None:
     end of the first reading.  Two arrays of 32-bit prints kept for the second reading made
     it 21 bytes a line and more (0.32 MB more at the peak of a 1 MB file's lint)."""
     lines = 20_000
-    per_line, findings = _peak_per_line(
+    per_line, findings = dup002_peak_per_line(
         "".join(f"Header set X-{i} \"b c\"\n" for i in range(lines)), lines)
     assert findings == []
     assert per_line < 17, f"{per_line:.1f} bytes a directive"
@@ -57,5 +36,5 @@ def test_dup002_finds_each_repeat_and_override_in_a_large_scope() -> None:
                                 "later one applies"))
         else:
             text.append(f"Header set X-{i} \"b c\"\n")
-    _, findings = _peak_per_line("".join(text), lines)
+    _, findings = dup002_peak_per_line("".join(text), lines)
     assert findings == expected

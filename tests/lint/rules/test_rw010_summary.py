@@ -7,18 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from confmig.lint.context import FileContext, make_environment, make_overrides
-from confmig.lint.engine import htaccess_context, lint_paths
+from confmig.lint.engine import lint_paths
 from confmig.lint.rules.rw.rw010_rules_not_inherited import RewriteRulesNotInherited
-from confmig.load import load_htaccess
-
-
-def file_context(text: str) -> FileContext:
-    env = make_environment(None, set())
-    data = text.encode()
-    loaded = load_htaccess("/site/.htaccess", env.state, data=data)
-    return htaccess_context(env, "/site/.htaccess", "/site", make_overrides(("All",)),
-                            loaded, data)
+from tests.lint.test_lint_scopes import file_context
 
 
 def test_the_summary_holds_one_token_for_all_the_rules() -> None:
