@@ -9,14 +9,17 @@ block copied into ``/blog/.htaccess`` and ``/shop/.htaccess`` with ``RewriteBase
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from confmig.lint.scopes import Scope
 from confmig.model.rewrite.parse import RewriteConfig, directive_arg_line
 from confmig.syntax import Directive
+
+if TYPE_CHECKING:
+    from hashlib import blake2b
 
 BLOCK_DIRECTIVES = ("rewritecond", "rewriterule")
 BASE = "{base}/"
@@ -93,9 +96,17 @@ def _split_lines(scope: Scope) -> Iterator[tuple[str, str, str, str] | None]:
 DIGEST_SIZE = 16
 
 
+def _new_digest(data: bytes = b"") -> blake2b:
+    """A blake2b of DIGEST_SIZE bytes over ``data``.  hashlib (and OpenSSL) is imported here,
+    when a block is first digested: a lint of a file without rewrite rules does not load it
+    (tests/test_startup_imports.py)."""
+    import hashlib
+
+    return hashlib.blake2b(data, digest_size=DIGEST_SIZE)
+
+
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"),
-                           digest_size=DIGEST_SIZE).digest()
+    return _new_digest(text.encode("utf-8", "surrogatepass")).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +134,7 @@ class BlockDigest:
         if not self.opened or prefix is None or not any(
                 self.fields[1 + 3 * i].startswith(prefix) for i in range(len(self.opened))):
             return self.digest
-        block = hashlib.blake2b(digest_size=DIGEST_SIZE)
+        block = _new_digest()
         closed = 0
         opened = dict(zip(self.opened, range(len(self.opened)), strict=True))
         for place in range(self.size):
@@ -142,7 +153,7 @@ def block_digest(scope: Scope) -> BlockDigest | None:
     no RewriteRule."""
     base = scope.rewrite.base if scope.rewrite.base_set else None
     prefix = _prefix(base, None)
-    block = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    block = _new_digest()
     opened = array("I")
     fields: list[str] = []
     size = 0
