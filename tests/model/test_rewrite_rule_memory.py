@@ -53,7 +53,11 @@ def test_the_substitution_as_written_and_as_applied(line: str, substitution: str
 def test_a_parsed_rule_costs_less_than_its_own_fields() -> None:
     """Per rule of a file of distinct rules, what the parse keeps besides the directives and
     their words: the rule (184 bytes, then 80 and a 56-byte Regex (72 before), now 96 as its
-    own Regex), its place in the lists: 296 bytes measured at first, then 177, now 137."""
+    own Regex), its place in the lists: 296 bytes measured at first, then 177, then 137.  Since
+    582cbc2 a line met once keeps its argument text, not its words (the node's share fell by
+    more: tests/syntax/test_tables_repeat.py), so the rule's pattern and substitution are
+    strings of its own: 237-261 (the bounded tables of patterns' shapes and flags are counted
+    when this test runs first)."""
     n = 2_000
     parsed = parse_text("".join(f"RewriteRule ^p{i}/(.*)$ /x{i}.php?q=$1 [L,QSA]\n"
                                 for i in range(n)), "t.conf")
@@ -66,7 +70,7 @@ def test_a_parsed_rule_costs_less_than_its_own_fields() -> None:
     kept = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert len(config.rules) == n
-    assert kept / n < 155, f"{kept / n:.0f} bytes a rule"
+    assert kept / n < 290, f"{kept / n:.0f} bytes a rule"
 
 
 def test_rw005_does_not_compile_each_pattern_again(monkeypatch: pytest.MonkeyPatch) -> None:
