@@ -45,10 +45,9 @@ def test_the_lines_are_what_splitting_each_line_gives() -> None:
     assert len(found[1]) == 1 + 10 * FIELDS
 
 
-def test_the_lines_of_parsed_rules_are_the_rules_strings() -> None:
-    """A file of distinct rules whose words no rule read: the block keeps the strings of the
-    parsed rules, 24 bytes a line for its tuple (a split of its own kept ~170 more)."""
-    n = 2_000
+def _block_of_distinct_lines(n: int) -> tuple[list, tuple, int]:
+    """The parsed rules of a file of ``n`` distinct condition + rule pairs, its top block as
+    ``block_lines`` gives it, and the bytes that call kept."""
     text = "".join(f"RewriteCond %{{HTTP_HOST}} ^h{i}$\nRewriteRule ^p{i}/(.*)$ /x{i}.php [L]\n"
                    for i in range(n))
     ctx = file_context(text)
@@ -59,6 +58,14 @@ def test_the_lines_of_parsed_rules_are_the_rules_strings() -> None:
     kept = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert found is not None
+    return rules, found, kept
+
+
+def test_the_lines_of_parsed_rules_are_the_rules_strings() -> None:
+    """A file of distinct rules whose words no rule read: the block keeps the strings of the
+    parsed rules, 24 bytes a line for its tuple (a split of its own kept ~170 more)."""
+    n = 2_000
+    rules, found, kept = _block_of_distinct_lines(n)
     lines = found[1]
     assert lines[1 + FIELDS] is rules[0].pattern and lines[2 + FIELDS] is rules[0].substitution
     assert lines[2] is rules[0].conditions[0].raw_pattern
@@ -70,15 +77,6 @@ def test_the_block_keeps_three_pointers_a_line() -> None:
     three fields a line: ~25 bytes a line (the directive's name as a fourth field a line
     made it ~33)."""
     n = 2_000
-    text = "".join(f"RewriteCond %{{HTTP_HOST}} ^h{i}$\nRewriteRule ^p{i}/(.*)$ /x{i}.php [L]\n"
-                   for i in range(n))
-    ctx = file_context(text)
-    top = next(s for s in ctx.rewrite_scopes() if s.section is None)
-    _ = top.rewrite.rules
-    tracemalloc.start()
-    found = block_lines(top)
-    kept = tracemalloc.get_traced_memory()[0]
-    tracemalloc.stop()
-    assert found is not None
+    _, found, kept = _block_of_distinct_lines(n)
     assert [lname for lname, *_ in line_fields(found[1])] == ["rewritecond", "rewriterule"] * n
     assert kept < 28 * 2 * n, f"{kept / (2 * n):.1f} bytes a line"
