@@ -8,6 +8,7 @@ character, ``%{…}`` and ``${…}`` run to the matching ``}`` (nesting counted)
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 import pcre2
@@ -52,36 +53,40 @@ def _closing(text: str, i: int) -> int:
     return -1
 
 
+# Where a reference or an escape may start: the scanner jumps from one to the next (a lint of
+# a 1 MB file of 20,000 distinct rules scanned 40,000 texts a character at a time).  One of
+# confmig's own fixed patterns, not a pattern from a config (those are PCRE, compiled by pcre2).
+_MAY_START = re.compile(r"[\\$%]")
+
+
 @functools.lru_cache(maxsize=1024)
 def scan(text: str) -> tuple[Ref, ...]:
     """The references in ``text``, in order (those inside ``${map:key}`` included); scanned
     once per text (a tree repeats the same lines)."""
     out: list[Ref] = []
-    i, n = 0, len(text)
-    while i < n:
+    found = _MAY_START.search(text)
+    while found is not None:
+        i = found.start()
         c = text[i]
-        nxt = text[i + 1] if i + 1 < n else ""
+        nxt = text[i + 1:i + 2]
         if c == "\\":
             i += 2
-            continue
-        if c in "$%" and nxt == "{":
+        elif nxt == "{":
             end = _closing(text, i + 2)
             if end < 0:
                 i += 2
-                continue
-            inner = text[i + 2:end]
-            if c == "%":
-                out.append(Ref("var", inner, i))
+            elif c == "%":
+                out.append(Ref("var", text[i + 2:end], i))
                 i = end + 1
             else:
-                out.append(Ref("map", inner, i))
+                out.append(Ref("map", text[i + 2:end], i))
                 i += 2  # scan the key and default too
-            continue
-        if c in "$%" and nxt.isdigit():
+        elif nxt.isdigit():
             out.append(Ref("rule" if c == "$" else "cond", nxt, i))
             i += 2
-            continue
-        i += 1
+        else:
+            i += 1
+        found = _MAY_START.search(text, i)
     return tuple(out)
 
 
