@@ -359,6 +359,15 @@ class Directive(_PlacedNode):
             return self.args
         return words  # type: ignore[return-value]
 
+    def arg(self, index: int) -> str:
+        """``args[index]`` (IndexError past the last word), without making the list of words
+        where the node keeps its text: a parsed RewriteRule reads its pattern and substitution
+        here on each use (issue 10)."""
+        words = self._words
+        if type(words) is str and _JOIN not in words:
+            return words.split(" ", index + 1)[index]  # type: ignore[union-attr]
+        return self.args[index]
+
     def args_unkept(self) -> list[str]:
         """The words, as :attr:`args`, without keeping them (nor the argument text) on a node
         not read yet: a reader that passes over each node once (``parse --format json``)

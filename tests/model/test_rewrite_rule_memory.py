@@ -1,7 +1,7 @@
 """A parsed RewriteRule's memory (issue 10: a 1 MB file of 20,000 rules): the flags in one
-object shared by the rules whose flags are the same, the pattern read from its ``Regex``, and
-a ``Regex`` whose compile facts are one shared tuple; RW005 does not compile every pattern of a
-file a second time."""
+object shared by the rules whose flags are the same, the pattern and substitution read from
+the directive's words, and compile facts in one shared tuple; RW005 does not compile every
+pattern of a file a second time."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ import pytest
 from confmig.lint.testing import finds
 from confmig.model.rewrite import RewriteConfig
 from confmig.model.rewrite import regex as regex_module
+from confmig.model.rewrite.parse import parse_arg_line
+from confmig.model.rewrite.regex import Regex
+from confmig.model.rewrite.rules import RewriteRule
 from confmig.syntax import parse_text
 
 
@@ -55,9 +58,10 @@ def test_a_parsed_rule_costs_less_than_its_own_fields() -> None:
     their words: the rule (184 bytes, then 80 and a 56-byte Regex (72 before), now 96 as its
     own Regex), its place in the lists: 296 bytes measured at first, then 177, then 137.  Since
     582cbc2 a line met once keeps its argument text, not its words (the node's share fell by
-    more: tests/syntax/test_tables_repeat.py), so the rule's pattern and substitution are
-    strings of its own: 237-261 (the bounded tables of patterns' shapes and flags are counted
-    when this test runs first)."""
+    more: tests/syntax/test_tables_repeat.py), so the rule's pattern and substitution were
+    strings of its own: 237-261.  The rule now reads them from its directive's words: 137
+    (the bounded tables of patterns' shapes and flags are counted when this test runs
+    first)."""
     n = 2_000
     parsed = parse_text("".join(f"RewriteRule ^p{i}/(.*)$ /x{i}.php?q=$1 [L,QSA]\n"
                                 for i in range(n)), "t.conf")
@@ -70,7 +74,7 @@ def test_a_parsed_rule_costs_less_than_its_own_fields() -> None:
     kept = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
     assert len(config.rules) == n
-    assert kept / n < 290, f"{kept / n:.0f} bytes a rule"
+    assert kept / n < 160, f"{kept / n:.0f} bytes a rule"
 
 
 def test_rw005_does_not_compile_each_pattern_again(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -93,3 +97,31 @@ def test_rw005_does_not_compile_each_pattern_again(monkeypatch: pytest.MonkeyPat
     found = finds("RW005", text)
     assert [f.line for f in found] == [n + 2]
     assert len([p for p in compiled if p.startswith(b"^q")]) == n
+
+
+@pytest.mark.parametrize("line", [
+    "RewriteRule ^a$ /x [L]",
+    "RewriteRule !^a$ /x? [L]",
+    "RewriteRule ^a$ /x?",
+    "RewriteRule ^a$ - [F]",
+    'RewriteRule "^a b$" "/q r"',          # quoted: the same words either way
+    "RewriteRule ^a\\ b$ /x",               # parseargline keeps "\ " in the word; args do not
+    "RewriteRule ^a$ /x\\ y [L]",            # the pattern is its word, the substitution not
+    "RewriteRule '!^c d' /y?q",
+])
+def test_a_rule_reads_its_fields_from_the_directive_only_where_they_are_its_words(
+        line: str) -> None:
+    """A rule's pattern and substitution are what mod_rewrite's ``parseargline`` splits from
+    the line, whether they are read from the directive's words (when equal) or kept."""
+    [rule] = rules_of(line + "\n").rules
+    first, second, flags = parse_arg_line(rule.directive.args_text)
+    assert rule.raw_pattern == first and rule.raw_substitution == second
+    assert rule.pattern == first.removeprefix("!") and rule.negate == first.startswith("!")
+    assert rule.substitution == (second[:-1] if second.endswith("?") else second)
+    assert str(rule) == f"RewriteRule {first} {second}" + (f" {flags}" if flags else "")
+
+
+def test_a_rule_without_a_directive_keeps_its_own_fields() -> None:
+    rule = RewriteRule(None, Regex("^a$"), "/b")
+    assert (rule.pattern, rule.raw_pattern, rule.substitution) == ("^a$", "^a$", "/b")
+    assert rule.search("a") is not None and rule.search("b") is None

@@ -110,10 +110,10 @@ class Regex:
     its compiled pattern: :func:`_compiled`'s bounded cache does (a 1 MB file of distinct
     rules kept 20,000 compiled patterns, 3.9 MB of Python objects, and PCRE2's code)."""
 
-    __slots__ = ("_search", "_shape", "source")
+    __slots__ = ("_search", "_shape", "_source")
 
     def __init__(self, source: str, nocase: bool = False) -> None:
-        self.source = source
+        self._source = source
         pattern = _compiled(source, nocase)
         # the named groups, as ``ap_regname`` lists them: (number, name)
         names = tuple(sorted(
@@ -130,6 +130,11 @@ class Regex:
         # made by search() on first use: the search function, or the length of the literal
         # the pattern is anchored to until a subject gets past it
         self._search: int | Callable[[str], Captures | None]
+
+    @property
+    def source(self) -> str:
+        """The pattern as written."""
+        return self._source
 
     @property
     def shape(self) -> RegexShape:

@@ -123,41 +123,78 @@ class RewriteRule(Regex):
     ``source``): the pattern's compile facts and search state are slots of the rule, not of a
     second object (a lint of a 1 MB file of 20,000 rules kept a 56-byte Regex per rule besides
     the 80-byte rule; the rule is now 96 bytes).  Its ``nocase`` is its flags' (the one the
-    pattern was compiled with)."""
+    pattern was compiled with).
 
-    __slots__ = ("conditions", "conditions_check", "directive", "flags", "substitution")
+    The pattern and the substitution are read from the directive's words when they are those
+    words (the pattern after its ``!``, the substitution before the ``?`` that
+    ``flags.drops_question`` says it lost), which the rule checks when it is made: its own
+    strings of them were 2.5 MB of a 1 MB file of 20,000 distinct rules' lint, besides the
+    directive's text (issue 10).  A rule whose pattern or substitution is not its directive's
+    word (a quoted argument that ``parseargline`` splits otherwise, or no directive) keeps its
+    own string (``_source``, ``_substitution``; None: read from the directive)."""
+
+    __slots__ = ("_substitution", "conditions", "conditions_check", "directive", "flags")
 
     def __init__(self, directive: Directive | None, regex: Regex, substitution: str,
                  conditions: Sequence[Condition] = (), flags: RuleFlags = NO_FLAGS) -> None:
-        # the pattern, its "!" removed, and what its compile told (search state made on
-        # first use, as a Regex's)
-        self.source = regex.source
+        # what its compile told (search state made on first use, as a Regex's)
         self._shape = regex.shape
         self.directive = directive
-        # as written, but for the "?" ``flags.drops_question`` says it lost
-        self.substitution = substitution
+        self.flags = flags
+        source = regex.source
+        words = directive.args if directive is not None else ()
+        self._source = None if len(words) > 1 and words[0] == (
+            "!" + source if flags.negate else source) else source
+        self._substitution = None if len(words) > 1 and words[1] == (
+            substitution + "?" if flags.drops_question else substitution) else substitution
         # Empty sequences are one shared tuple (a 1 MB file of rules without conditions
         # made an empty list per rule); never modified in place.
         self.conditions = conditions
-        self.flags = flags
         # The conditions as one function of the evaluation state
         # (apply._conditions_checker), made on first use.
         self.conditions_check: Callable[..., bool] | None = None
+
+    @property
+    def source(self) -> str:
+        """The pattern as written, without its ``!`` (``negate``)."""
+        own = self._source
+        if own is not None:
+            return own
+        word = self.directive.arg(0)  # type: ignore[union-attr]
+        return word[1:] if self.flags.negate else word
+
+    @property
+    def substitution(self) -> str:
+        """The substitution as written, but for the ``?`` that ``flags.drops_question``
+        says it lost."""
+        own = self._substitution
+        if own is not None:
+            return own
+        word = self.directive.arg(1)  # type: ignore[union-attr]
+        return word[:-1] if self.flags.drops_question else word
 
     @property
     def regex(self) -> Regex:
         """The pattern's Regex: the rule itself."""
         return self
 
+    pattern = source  # the same property: the pattern as written, without its "!"
+
     @property
-    def pattern(self) -> str:
-        """The pattern as written, without its ``!`` (``negate``)."""
-        return self.source
+    def raw_pattern(self) -> str:
+        """The pattern as written, with its ``!``."""
+        own = self._source
+        if own is None:
+            return self.directive.arg(0)  # type: ignore[union-attr]
+        return "!" + own if self.flags.negate else own
 
     @property
     def raw_substitution(self) -> str:
         """The substitution as written (a trailing ``?`` included)."""
-        return self.substitution + "?" if self.flags.drops_question else self.substitution
+        own = self._substitution
+        if own is None:
+            return self.directive.arg(1)  # type: ignore[union-attr]
+        return own + "?" if self.flags.drops_question else own
 
     # The flags, in ``flags`` (RuleFlags): the same names, read and written here.
     flags_text = _flag("flags_text")
@@ -198,8 +235,7 @@ class RewriteRule(Regex):
     def __str__(self) -> str:
         flags = self.flags
         text = f" {flags.flags_text}" if flags.flags_text else ""
-        neg = "!" if flags.negate else ""
-        return f"RewriteRule {neg}{self.pattern} {self.raw_substitution}{text}"
+        return f"RewriteRule {self.raw_pattern} {self.raw_substitution}{text}"
 
     def __repr__(self) -> str:
         return f"<{self}>"  # not Regex's

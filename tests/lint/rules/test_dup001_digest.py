@@ -45,9 +45,12 @@ def test_the_summary_keeps_no_string_a_line(target: str) -> None:
 def test_targets_that_may_start_with_the_url_prefix_keep_their_fields() -> None:
     """A RewriteRule whose target may begin with the directory's URL (known only at tree
     time) keeps its three fields and its place; its condition keeps a digest: ~22 bytes a
-    line, not more than before (~25)."""
+    line while the rules held their pattern and substitution strings, which the summary
+    pointed to.  A rule reads them from its directive's words since it no longer holds them
+    (tests/model/test_rewrite_rule_memory.py), so the summary's fields are strings of their
+    own: ~84 bytes a line, what the rules held before (and the summary kept alive)."""
     kept = _summary_bytes("/site/x{i}.php")
-    assert kept < 24, f"{kept:.1f} bytes a line"
+    assert kept < 90, f"{kept:.1f} bytes a line"
 
 
 BLOCKS = [

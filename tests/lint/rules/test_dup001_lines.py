@@ -61,22 +61,24 @@ def _block_of_distinct_lines(n: int) -> tuple[list, tuple, int]:
     return rules, found, kept
 
 
-def test_the_lines_of_parsed_rules_are_the_rules_strings() -> None:
-    """A file of distinct rules whose words no rule read: the block keeps the strings of the
-    parsed rules, 24 bytes a line for its tuple (a split of its own kept ~170 more)."""
-    n = 2_000
-    rules, found, kept = _block_of_distinct_lines(n)
+def test_the_lines_of_parsed_rules_are_the_rules_fields() -> None:
+    """A file of distinct rules whose words no rule read: the block's fields are the parsed
+    rules' and conditions' fields as written."""
+    rules, found, _ = _block_of_distinct_lines(200)
     lines = found[1]
-    assert lines[1 + FIELDS] is rules[0].pattern and lines[2 + FIELDS] is rules[0].substitution
+    assert lines[1 + FIELDS] == rules[0].raw_pattern
+    assert lines[2 + FIELDS] == rules[0].raw_substitution
     assert lines[2] is rules[0].conditions[0].raw_pattern
-    assert kept < 45 * 2 * n, f"{kept / (2 * n):.0f} bytes a line"
 
 
-def test_the_block_keeps_three_pointers_a_line() -> None:
+def test_the_block_keeps_three_fields_a_line() -> None:
     """The block of 4,000 distinct rewrite lines keeps the lines' kinds as one string and
-    three fields a line: ~25 bytes a line (the directive's name as a fourth field a line
-    made it ~33)."""
+    three fields a line: ~25 bytes a line while the rules held their pattern and
+    substitution strings (the directive's name as a fourth field a line made it ~33).  A rule
+    reads them from its directive's words since it no longer holds them (issue 10), so a
+    rule's two fields are strings the block makes: ~84 bytes a line, the block held only
+    while DUP001 digests it or compares a server config's sections."""
     n = 2_000
     _, found, kept = _block_of_distinct_lines(n)
     assert [lname for lname, *_ in line_fields(found[1])] == ["rewritecond", "rewriterule"] * n
-    assert kept < 28 * 2 * n, f"{kept / (2 * n):.1f} bytes a line"
+    assert kept < 88 * 2 * n, f"{kept / (2 * n):.1f} bytes a line"

@@ -186,9 +186,7 @@ def _parsed_lines(config: RewriteConfig) -> Iterator[tuple[Directive | None, str
     for rule in config.rules:
         for cond in rule.conditions:
             yield cond.directive, cond.test, cond.raw_pattern, cond.flags_text
-        flags = rule.flags
-        yield (rule.directive, "!" + rule.pattern if flags.negate else rule.pattern,
-               rule.raw_substitution, flags.flags_text)
+        yield rule.directive, rule.raw_pattern, rule.raw_substitution, rule.flags.flags_text
     for cond in config.dangling_conditions:
         yield cond.directive, cond.test, cond.raw_pattern, cond.flags_text
 
