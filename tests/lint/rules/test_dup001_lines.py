@@ -1,6 +1,5 @@
 """DUP001's block lines (issue 10): a line the scope's mod_rewrite parse kept is read from the
-parsed rule or condition (the strings the rules hold anyway), any other line split again; the
-lines are the same either way."""
+parsed rule or condition, any other line split again; the lines are the same either way."""
 
 from __future__ import annotations
 

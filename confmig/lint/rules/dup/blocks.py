@@ -48,9 +48,8 @@ def block_lines(scope: Scope) -> tuple[str | None, Lines] | None:
     """A scope's RewriteBase (None when not set) and its RewriteCond/RewriteRule lines,
     split (:data:`Lines`); None when a line does not split or there is no RewriteRule.
 
-    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it: the
-    strings the parsed rules hold anyway, not a split of its own kept with the summary (a
-    1 MB file of rules, 3 strings a line); any other line is split again."""
+    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it
+    (:func:`_split_lines`); any other line is split again."""
     kinds = bytearray()
     fields: list[str] = [""]   # (the kinds' place)
     rule = False
@@ -72,8 +71,10 @@ def _split_lines(scope: Scope) -> Iterator[tuple[str, str, str, str] | None]:
     """A scope's RewriteCond/RewriteRule lines as (lower-case name, first, second, flags),
     then None (and no more) at a line that does not split.
 
-    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it: the
-    strings the parsed rules hold anyway; any other line is split again."""
+    A line the scope's mod_rewrite parse kept (a rule, a condition) is read from it, as
+    written: a condition's strings, which it holds, and a rule's fields, which it reads from
+    its directive's words where they are those words (no ``parseargline`` split again); any
+    other line is split again."""
     parsed_lines = _parsed_lines(scope.rewrite)
     upcoming = next(parsed_lines, None)
     for d in scope.directives:
