@@ -55,6 +55,8 @@ SHAPES: dict[str, tuple[str, str]] = {
     "comments": ("comment lines", "# comment {i} lorem ipsum dolor sit amet\n"),
     "h5bp": ("the h5bp .htaccess of the shared corpus, repeated (mostly comments, as real "
              "files are)", ""),
+    "blank": ("blank lines (a byte a line)", "\n"),
+    "hashes": ("empty comment lines (two bytes a line)", "#\n"),
 }
 COMMANDS = ("parse", "lint", "json")
 
