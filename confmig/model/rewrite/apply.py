@@ -208,18 +208,19 @@ def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
 
 
 def _apply_cond(c: Condition, st: EvalState) -> bool:
-    kind = c.kind
+    flags = c.flags  # (read once: the condition's attributes of the same names read it)
+    kind = flags.kind
     detail = ""
     if kind == "regex":  # the common case first
         test = c.template(st, None)
         captures = c.regex.search(test)  # type: ignore[union-attr]
         rc = captures is not None
-        if rc and not c.negate:
+        if rc and not flags.negate:
             st.br_cond = captures
     elif kind == "expr":
         test = c.pattern
         rc, source, detail = _expr_cond(c, st)
-        if rc and not c.negate:  # %N now refer to the expression's last regex match
+        if rc and not flags.negate:  # %N now refer to the expression's last regex match
             st.br_cond = source
     else:
         test = c.template(st, None)
@@ -243,14 +244,16 @@ def _apply_cond(c: Condition, st: EvalState) -> bool:
         elif kind in ("-U", "-F"):
             rc = _lookahead_cond(kind, test, st)
         elif kind in ("<", "<=", ">", ">="):
-            cmp = casecmp(test, c.pattern) if c.nocase else compare_lexicography(test, c.pattern)
+            pattern = c.pattern
+            cmp = casecmp(test, pattern) if flags.nocase else compare_lexicography(test, pattern)
             rc = {"<": cmp < 0, "<=": cmp <= 0, ">": cmp > 0, ">=": cmp >= 0}[kind]
         elif kind == "=":
-            rc = casecmp(test, c.pattern) == 0 if c.nocase else test == c.pattern
+            pattern = c.pattern
+            rc = casecmp(test, pattern) == 0 if flags.nocase else test == pattern
         else:
             a, b = atoi(test), atoi(c.pattern)
             rc = {"-lt": a < b, "-le": a <= b, "-eq": a == b, "-gt": a > b, "-ge": a >= b}[kind]
-    if c.negate:
+    if flags.negate:
         rc = not rc
     if st.trace:
         st.steps[-1].conditions.append(CondStep(c, test, rc, detail))
@@ -289,15 +292,16 @@ def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
             if check is None:
                 check = c.check = _checker(c)
             rc = check(st)
-        if c.novary and st.vary_this:
+        flags = c.flags
+        if flags.novary and st.vary_this:
             st.vary_this = []
-        if c.ornext:
+        if flags.ornext:
             if not rc:
                 if st.vary_this:
                     st.vary_this = []
                 i += 1
                 continue
-            while i < n and conds[i].ornext:
+            while i < n and conds[i].flags.ornext:
                 i += 1
         elif not rc:
             if trace:

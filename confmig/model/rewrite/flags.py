@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from confmig.model.rewrite.rules import Condition, RuleFlags
+from confmig.model.rewrite.rules import CondFlags, RuleFlags
 from confmig.model.rewrite.uri import atoi
 
 _SPACE = " \t\n\v\f\r"
@@ -37,7 +37,8 @@ def parse_flag_field(text: str, setflag: Callable[[str, str], str | None]) -> st
     return None
 
 
-def cond_flag(cond: Condition, key: str) -> str | None:
+def cond_flag(cond: CondFlags, key: str) -> str | None:
+    """``cmd_rewritecond_setflag`` (into a condition's :class:`CondFlags`, not shared yet)."""
     low = key.lower()
     if low in ("nocase", "nc"):
         cond.nocase = True

@@ -34,16 +34,18 @@ class CondStep:
 
     def __str__(self) -> str:
         cond = self.condition
-        neg = "!" if cond.negate else ""
-        if cond.kind in ("regex", "expr"):
+        what = cond.flags  # (read once: the condition's attributes of the same names read it)
+        kind = what.kind
+        neg = "!" if what.negate else ""
+        if kind in ("regex", "expr"):
             shown = f"{neg}{cond.pattern}"
-        elif cond.kind in FILE_TESTS:
-            shown = f"{neg}{cond.kind}"
-        elif cond.kind in INT_TESTS:
-            shown = f"{neg}{cond.kind} {cond.pattern}"
+        elif kind in FILE_TESTS:
+            shown = f"{neg}{kind}"
+        elif kind in INT_TESTS:
+            shown = f"{neg}{kind} {cond.pattern}"
         else:
-            shown = f"{neg}{cond.kind}{cond.pattern}"
-        flags = f" {cond.flags_text}" if cond.flags_text else ""
+            shown = f"{neg}{kind}{cond.pattern}"
+        flags = f" {what.flags_text}" if what.flags_text else ""
         extra = f" ({self.detail})" if self.detail else ""
         verdict = "matched" if self.result else "not-matched"
         return f"    cond '{shown_text(self.test)}' {shown}{flags} => {verdict}{extra}"

@@ -35,6 +35,7 @@ from confmig.model.rewrite.rules import (
     INT_TESTS,
     MAX_ROUNDS,
     STRING_TESTS,
+    CondFlags,
     Condition,
     Context,
     RewriteRule,
@@ -43,9 +44,10 @@ from confmig.model.rewrite.rules import (
 from confmig.syntax.ast import Directive
 
 __all__ = [
-    "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "Condition",
-    "Context", "Problem", "RewriteConfig", "RewriteRule", "RuleFlags", "directive_arg_line",
-    "parse_arg_line", "rewrite_directives", "share_words", "shared_flags",
+    "FILE_TESTS", "INT_TESTS", "MAX_ROUNDS", "OPTION_NAMES", "STRING_TESTS", "CondFlags",
+    "Condition", "Context", "Problem", "RewriteConfig", "RewriteRule", "RuleFlags",
+    "directive_arg_line", "parse_arg_line", "rewrite_directives", "share_words",
+    "shared_cond_flags", "shared_flags",
 ]
 
 _SPACE = " \t\n\v\f\r"
@@ -251,15 +253,14 @@ class _Parser:
             self.problem(d, f"RewriteCond: bad argument line '{_raw_args(d)}'", fatal=True)
             return
         test, raw_pattern, flags_text = parsed
-        cond = Condition(d, test, raw_pattern, raw_pattern, "regex", flags_text=flags_text or "")
-        if flags_text is not None:
-            err = parse_flag_field(flags_text, lambda k, v: cond_flag(cond, k))
-            if err:
-                self.problem(d, f"RewriteCond: {err}", fatal=True)
-                return
+        found = _cond_flag_field(flags_text)
+        if isinstance(found, str):
+            self.problem(d, f"RewriteCond: {found}", fatal=True)
+            return
+        nocase, ornext, novary = found
         pat = raw_pattern
-        if pat.startswith("!"):
-            cond.negate = True
+        negate = pat.startswith("!")
+        if negate:
             pat = pat[1:]
         kind = "regex"
         if test.lower() == "expr":
@@ -274,7 +275,7 @@ class _Parser:
                     pat = pat[3:]
                     if kind == "-ne":
                         kind = "-eq"
-                        cond.negate = not cond.negate
+                        negate = not negate
             elif pat[0] in "<>":
                 if pat[1] == "=":
                     kind, pat = pat[:2], pat[2:]
@@ -284,18 +285,17 @@ class _Parser:
                 kind, pat = "=", pat[1:]
                 if pat == '""':
                     pat = ""
-        if kind not in ("regex",) and kind not in STRING_TESTS and cond.nocase:
+        if kind not in ("regex",) and kind not in STRING_TESTS and nocase:
             self.problem(d, f"RewriteCond: NoCase option for non-regex pattern '{pat}' is not "
                             "supported and will be ignored")
-            cond.nocase = False
+            nocase = False
         if pat.lower().startswith("-ipmatch") and kind == "regex":
             self.problem(d, "RewriteCond: '-ipmatch' is not an operator in Apache 2.4's "
                             "mod_rewrite; it is matched as a regular expression (use expr)")
-        cond.kind = kind
-        cond.pattern = pat
+        regex = expr = None
         if kind == "regex":
             try:
-                cond.regex = Regex(pat, cond.nocase)
+                regex = Regex(pat, nocase)
             except RegexError as exc:
                 self.problem(d, f"RewriteCond: cannot compile regular expression '{pat}': {exc}",
                              fatal=True)
@@ -305,12 +305,16 @@ class _Parser:
             # this package's regex module: imported here, not at the top, to keep that one-way
 
             try:
-                cond.expr = parse_cached(pat)
+                expr = parse_cached(pat)
             except ExprError as exc:
                 self.problem(d, f'RewriteCond: cannot compile expression "{pat}": {exc}',
                              fatal=True)
                 return
-        self.pending.append(cond)
+        # the pattern compared against is the end of the pattern as written (the "!" and the
+        # operator cut, or all of '=""')
+        flags = shared_cond_flags(kind, negate, nocase, ornext, novary, flags_text or "",
+                                  len(raw_pattern) - len(pat))
+        self.pending.append(Condition(d, test, raw_pattern, flags, regex, expr))
 
     # -- RewriteRule -------------------------------------------------------------------
 
@@ -347,7 +351,9 @@ class _Parser:
         if self.config.context == "directory" and flags.passthrough:
             self.problem(d, "RewriteRule [PT] has no effect in per-directory context")
         if self.pending:
-            rule.conditions = self.pending
+            # a tuple: the list the conditions were appended to keeps room for more (two
+            # conditions: 88 bytes, their tuple 56)
+            rule.conditions = tuple(self.pending)
             self.pending = []
         self.config.rules.append(rule)
 
@@ -382,6 +388,26 @@ def shared_flags(flags_text: str | None, negate: bool, substitution: str
     each, 3.7 MB), which is never modified (a rule's setters copy it first)."""
     return _flags_of(flags_text, negate, substitution == "-", substitution.endswith("?"),
                      "?" in substitution)
+
+
+@functools.lru_cache(maxsize=1024)
+def _cond_flag_field(flags_text: str | None) -> tuple[bool, bool, bool] | str:
+    """A RewriteCond's flag field: its ``(nocase, ornext, novary)``, or the error that
+    rejects it (once per flag field: a file repeats a few)."""
+    if flags_text is None:
+        return False, False, False
+    flags = CondFlags()
+    err = parse_flag_field(flags_text, lambda k, v: cond_flag(flags, k))
+    return err if err else (flags.nocase, flags.ornext, flags.novary)
+
+
+@functools.lru_cache(maxsize=1024)
+def shared_cond_flags(kind: str, negate: bool, nocase: bool, ornext: bool, novary: bool,
+                      flags_text: str, cut: int) -> CondFlags:
+    """A condition's :class:`CondFlags`: one object for the conditions with the same (a
+    cache of 1,024: a file repeats a few operators and flag fields), never modified (a
+    condition's setters copy it first)."""
+    return CondFlags(kind, negate, nocase, ornext, novary, flags_text, cut)
 
 
 def _raw_args(d: Directive) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,38 +25,113 @@ STRING_TESTS = frozenset({"<", "<=", "=", ">", ">="})
 INT_TESTS = frozenset({"-lt", "-le", "-eq", "-gt", "-ge"})
 
 
-def _unexpanded(*_: object) -> str:
-    return ""
-
-
 @dataclass(eq=False, slots=True)
-class Condition:
-    """One RewriteCond.  ``pattern`` is what is compared against (operator and ``!`` removed)."""
+class CondFlags:
+    """What a RewriteCond's pattern (its ``!`` and operator) and flag field decide, in one
+    object shared by the conditions for which these are the same (most files use a handful
+    of operators and flag fields): see
+    :func:`confmig.model.rewrite.parse.shared_cond_flags`.  Read through the condition's
+    attributes of the same names; setting one of those gives the condition a copy of its own
+    first, so a shared object is never modified."""
 
-    directive: Directive | None
-    test: str
-    raw_pattern: str
-    pattern: str
-    kind: str  # "regex", "expr", one of FILE_TESTS, STRING_TESTS or INT_TESTS ("-h"/"-L" → "-l")
+    kind: str = "regex"  # "expr", one of FILE_TESTS, STRING_TESTS or INT_TESTS ("-h"/"-L" → "-l")
     negate: bool = False
     nocase: bool = False
     ornext: bool = False
     novary: bool = False
-    regex: Regex | None = None
-    expr: Expr | None = None  # kind "expr": the ap_expr, parsed with the configuration
     flags_text: str = ""
-    template: Callable[..., str] = field(default=_unexpanded, repr=False)
-    # The condition as one function of the evaluation state (apply._checker), made on first use.
-    check: Callable[..., bool] | None = field(default=None, repr=False)
+    # how many characters of the pattern as written (``raw_pattern``) come before the pattern
+    # compared against: its ``!`` and operator (all of ``=""``, whose pattern is empty)
+    cut: int = 0
 
-    def __post_init__(self) -> None:
+
+NO_COND_FLAGS = CondFlags()  # never modified
+
+
+def _flag(name: str) -> Any:
+    """The rule's or condition's attribute *name*, kept in its :class:`RuleFlags` or
+    :class:`CondFlags` (read with a C getter); setting it gives the rule or condition a copy
+    of its flags first (they may be shared)."""
+    def set_flag(owner: Any, value: object) -> None:  # a RewriteRule or a Condition
+        owner.flags = replace(owner.flags, **{name: value})
+    return property(attrgetter(f"flags.{name}"), set_flag)
+
+
+class Condition:
+    """One RewriteCond.  ``pattern`` is what is compared against (operator and ``!`` removed);
+    ``raw_pattern`` the pattern as written.
+
+    The test string and the pattern as written are read from the directive's words when they
+    are those words, which the condition checks when it is made, and ``pattern`` is cut from
+    ``raw_pattern`` on each read; what its operator, ``!`` and flag field decide is in
+    ``flags`` (:class:`CondFlags`, shared).  A condition was a dataclass of 15 fields (144
+    bytes, now 96) holding strings of its own for its test, its pattern as written and the
+    pattern cut from it (``-f`` of ``!-f``: 51 bytes): 212-434 bytes a condition of a file of
+    distinct conditions, ~113 now (tests/model/test_rewrite_cond_memory.py; issue 10).  A
+    condition whose test or pattern is not its directive's word (a quoted or escaped argument
+    that ``parseargline`` splits otherwise, or no directive) keeps its own string (``_test``,
+    ``_raw_pattern``; None: read from the directive)."""
+
+    __slots__ = ("_raw_pattern", "_test", "check", "directive", "expr", "flags", "regex",
+                 "template")
+
+    def __init__(self, directive: Directive | None, test: str, raw_pattern: str,
+                 flags: CondFlags = NO_COND_FLAGS, regex: Regex | None = None,
+                 expr: Expr | None = None) -> None:
         from confmig.model.rewrite.expand import compile_template  # expand imports this module
 
-        self.template = compile_template(self.test)
+        self.directive = directive
+        words = directive.args if directive is not None else ()
+        self._test = None if len(words) > 1 and words[0] == test else test
+        self._raw_pattern = None if len(words) > 1 and words[1] == raw_pattern else raw_pattern
+        self.flags = flags
+        self.regex = regex  # kind "regex": the pattern, compiled with ``nocase``
+        self.expr = expr  # kind "expr": the ap_expr, parsed with the configuration
+        self.template: Callable[..., str] = compile_template(test)
+        # The condition as one function of the evaluation state (apply._checker), made on
+        # first use.
+        self.check: Callable[..., bool] | None = None
+
+    @property
+    def test(self) -> str:
+        """The test string as written."""
+        own = self._test
+        if own is not None:
+            return own
+        return self.directive.arg(0)  # type: ignore[union-attr]
+
+    @property
+    def raw_pattern(self) -> str:
+        """The pattern as written, with its ``!`` and operator."""
+        own = self._raw_pattern
+        if own is not None:
+            return own
+        return self.directive.arg(1)  # type: ignore[union-attr]
+
+    @property
+    def pattern(self) -> str:
+        """What is compared against: the pattern without its ``!`` and operator."""
+        raw = self._raw_pattern
+        if raw is None:
+            raw = self.directive.arg(1)  # type: ignore[union-attr]
+        cut = self.flags.cut
+        return raw[cut:] if cut else raw
+
+    # What the pattern's "!" and operator and the flag field decide, in ``flags``
+    # (CondFlags): the same names, read and written here.
+    kind = _flag("kind")
+    negate = _flag("negate")
+    nocase = _flag("nocase")
+    ornext = _flag("ornext")
+    novary = _flag("novary")
+    flags_text = _flag("flags_text")
 
     def __str__(self) -> str:
         flags = f" {self.flags_text}" if self.flags_text else ""
         return f"RewriteCond {self.test} {self.raw_pattern}{flags}"
+
+    def __repr__(self) -> str:
+        return f"<{self}>"
 
 
 @dataclass(eq=False, slots=True)
@@ -106,14 +181,6 @@ class RuleFlags:
 
 
 NO_FLAGS = RuleFlags()  # a rule's until its flags are parsed: never modified
-
-
-def _flag(name: str) -> Any:
-    """The rule's attribute *name*, kept in its :class:`RuleFlags` (read with a C getter);
-    setting it gives the rule a copy of its flags first (they may be shared)."""
-    def set_flag(rule: RewriteRule, value: object) -> None:
-        rule.flags = replace(rule.flags, **{name: value})
-    return property(attrgetter(f"flags.{name}"), set_flag)
 
 
 class RewriteRule(Regex):
