@@ -75,11 +75,14 @@ def htaccess_permit(opts: OptsState, modules: ModuleSet) -> Permit:
 
 
 def build_htaccess_section(path: str, directory: str, loaded: LoadedConfig, opts: OptsState,
-                           state: ReadState) -> ConfigSection:
-    """The section of the access file *path* of *directory*, read under *opts*."""
+                           state: ReadState, methods: frozenset[str] = frozenset()
+                           ) -> ConfigSection:
+    """The section of the access file *path* of *directory*, read under *opts*; *methods*:
+    those the server config registered (an .htaccess ``<Limit>`` may name them)."""
     modules = state.modules
     builder = SectionBuilder("htaccess", directory, override_opts=opts.override_opts,
                              loaded_modules=modules.has_module)
+    builder.known_methods = methods
     nonfatal: list[tuple[Node, str]] = []
     permit = htaccess_permit(opts, modules)
     SectionCollector(builder, "htaccess", permit, nonfatal).feed(loaded.nodes)
@@ -99,6 +102,8 @@ class AccessFiles:
         self.roots = list(roots) if roots is not None else None
         self.follow_symlinks = follow_symlinks
         self._found: dict[tuple[Any, ...], HtaccessResult] = {}
+        # The methods the server config registered (merge.checks.registered_methods).
+        self.methods: frozenset[str] = frozenset()
         self._preloaded: dict[str, LoadedConfig] = {}
 
     def preload(self, access: dict[str, LoadedConfig]) -> None:
@@ -130,7 +135,8 @@ class AccessFiles:
             if loaded.errors:
                 err = loaded.errors[0]
                 return HtaccessResult(path, None, 500, f"{err}")
-            section = build_htaccess_section(path, directory, loaded, opts, self.state)
+            section = build_htaccess_section(path, directory, loaded, opts, self.state,
+                                             self.methods)
             if section.errors:
                 node, message = section.errors[0]
                 return HtaccessResult(path, section, 500,

@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from confmig.model.applied import AppliedDirective
 from confmig.model.mapping import RegexError, compile_config_regex
-from confmig.model.merge import METHODS, CoreDir, DirConfig, SectionBuilder
+from confmig.model.merge import CoreDir, DirConfig, SectionBuilder
 from confmig.model.merge.builder import handed_over
+from confmig.model.merge.checks import limit_methods
 from confmig.model.rewrite.regex import Regex
 from confmig.model.wildcard import fnmatch_regex, is_fnmatch
 from confmig.syntax import Directive, Node, Section
@@ -120,13 +121,11 @@ class SectionCollector:
         if not self._allowed(node):
             return
         if name in ("limit", "limitexcept"):
-            words = {w.upper() for w in node.args}
-            if not words:
-                self.b.error(node, f"<{node.name}> requires at least one argument")
+            chosen, problem = limit_methods(node.name, list(node.args), methods,
+                                            self.b.restricted, self.b.known_methods)
+            if problem is not None:
+                self.b.error(node, problem)
                 return
-            chosen = frozenset(words) if name == "limit" else frozenset(METHODS) - words
-            if "GET" in chosen:  # HEAD is M_GET
-                chosen = chosen | {"HEAD"}
             self.feed(node.children, chosen)
         elif name in ("requireall", "requireany", "requirenone", "requirenotall"):
             self.b.authz_group(node, methods, self.feed)
@@ -165,6 +164,7 @@ def child_builder(context: Literal["files", "if"], parent: SectionBuilder) -> Se
     child = SectionBuilder(context, parent.path, override_opts=parent.override_opts,
                            loaded_modules=parent.has_module)
     child.restricted = parent.restricted
+    child.known_methods = parent.known_methods
     return child
 
 

@@ -16,6 +16,7 @@ from confmig.apache.paths import directory_section_path
 from confmig.load import LoadedConfig
 from confmig.model.mapping import AliasEntry, RegexError, StatCache, compile_config_regex
 from confmig.model.merge import SectionBuilder, merge_configs
+from confmig.model.merge.checks import registered_methods
 from confmig.model.protocol import DEFAULT_LIMITS, ProtocolLimits
 from confmig.model.rewrite import RewriteConfig, server_dir_defaults
 from confmig.model.rewrite import merge_server as merge_rewrite_server
@@ -53,7 +54,9 @@ class _SiteBuilder:
                   for index, node in enumerate(self.loaded.nodes)
                   if isinstance(node, Section) and node.lname == "virtualhost"]
         types = load_types(self.types_config or DEFAULT_TYPES_CONFIG, self.server_root)
-        return Site(main, vhosts, self.state, types, self.errors, self.filesystem)
+        site = Site(main, vhosts, self.state, types, self.errors, self.filesystem)
+        site.access_files.methods = registered_methods(self.loaded.nodes, self.has_module)
+        return site
 
     def main_port_before(self, index: int) -> int:
         """The main server's ``s->port`` when the ``<VirtualHost>`` at *index* is read

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from confmig.model.merge.checks import ipsubnet_problem
 from confmig.model.merge.handlers import handles
 from confmig.model.netmatch import ip_subnet
 from confmig.syntax import Directive
@@ -66,10 +67,14 @@ def _allow_deny(b: SectionBuilder, d: Directive, methods: frozenset[str] | None)
             entries.append(AllowDeny(kind, name, methods, d))
         elif low == "all":
             entries.append(AllowDeny("all", "", methods, d))
+        elif (problem := ipsubnet_problem(word)) is not None:
+            return problem  # (apr_ipsubnet_create: 999.1.1.1, 10.0.0.0/0 ...)
         elif ip_subnet(word) is not None:
             entries.append(AllowDeny("ip", word, methods, d))
         elif "/" in word:
             return f"An IP address was expected, found '{word}'"
+        elif "#" in word:
+            return "No comments are allowed here"
         else:
             entries.append(AllowDeny("host", word, methods, d))
     b.access[key] = tuple(entries)

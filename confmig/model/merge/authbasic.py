@@ -121,5 +121,7 @@ def _auth_basic_digest(b: SectionBuilder, d: Directive, _m: frozenset[str] | Non
 
 @handles("authbasicfake")
 def _auth_basic_fake(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
+    if (problem := takes(d)) is not None:
+        return problem
     _basic(b)["fake"] = not (len(d.args) == 1 and d.args[0].lower() == "off")
     return None

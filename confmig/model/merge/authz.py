@@ -8,7 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from confmig.model.merge.handlers import METHODS, handles, on_off, takes
+from confmig.model.merge.checks import BUILTIN_METHODS, ipsubnet_problem
+from confmig.model.merge.handlers import handles, on_off, takes
 from confmig.model.netmatch import ip_subnet
 from confmig.syntax import Directive, Node
 from confmig.syntax.words import first_word
@@ -127,9 +128,12 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
     if provider == "all" and args.lower() not in ("granted", "denied"):
         return "Require all only takes 'granted' or 'denied'"
     if provider == "method":
-        unknown = [w for w in words[1:] if w.upper() not in METHODS]
-        if not words[1:] or unknown:
-            return f"Unknown method '{unknown[0] if unknown else ''}'"
+        unknown = [w for w in words[1:]
+                   if w not in BUILTIN_METHODS and w not in b.known_methods]
+        if unknown:  # (ap_method_number_of is case-sensitive)
+            return f"Invalid Method '{unknown[0]}'"
+        if not words[1:]:
+            return "Unknown method ''"
     if provider == "expr":
         # (the expression model is loaded for a configuration that has an expression)
         from confmig.model.expr import ExprError, parse_cached
@@ -140,7 +144,7 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
         except ExprError as exc:
             return f"Cannot parse expression in require line: {exc}"
     if provider == "ip":
-        bad = [w for w in words[1:] if ip_subnet(w) is None]
+        bad = [w for w in words[1:] if ip_subnet(w) is None or ipsubnet_problem(w)]
         if not words[1:] or bad:
             return f"ip address '{bad[0] if bad else ''}' appears to be invalid"
     b.touched.add("authz")

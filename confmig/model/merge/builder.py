@@ -20,6 +20,7 @@ from confmig.model.merge.authz import (
     AuthzOp,
     union_methods,
 )
+from confmig.model.merge.checks import unhandled_problem
 from confmig.model.merge.core import (
     OPT_ALL,
     OPT_MULTI,
@@ -76,6 +77,9 @@ class SectionBuilder:
         self.path = path
         self.override_opts = override_opts
         self.has_module = loaded_modules or (lambda name: True)
+        # Methods the server config registered (beyond http_protocol.c's): what an
+        # .htaccess <Limit> and ``Require method`` may name (merge.checks).
+        self.known_methods: frozenset[str] = frozenset()
         self.errors: list[ConfigError] = []
         self.directives: list[Directive] = []
         self.core: dict[str, Any] = {}
@@ -135,10 +139,9 @@ class SectionBuilder:
         """Apply one directive (already known to be allowed in this context)."""
         self.directives.append(d)
         handler = HANDLERS.get(d.lname)
-        if handler is not None:
-            message = handler(self, d, methods)
-            if message:
-                self.error(d, message)
+        message = handler(self, d, methods) if handler is not None else unhandled_problem(d)
+        if message:
+            self.error(d, message)
 
     def authz_group(self, section: Section, methods: frozenset[str] | None,
                     feed: Callable[[list[Node], frozenset[str] | None], None]) -> None:
