@@ -76,6 +76,8 @@ LINES = [
     "ForceLanguagePriority Prefer Fallback\n", "RLimitCPU abc\n",
     "DeflateInflateLimitRequestBody abc\n", "DeflateInflateRatioLimit abc\n",
     "DeflateInflateRatioBurst abc\n", "DeflateInflateRatioLimit 10\n",
+    'Error "stop here"\n', 'Warning "only a warning"\n', "ScriptInterpreterSource registry\n",
+    "CGIMapExtension /bin/sh .sh\n",
     # argument counts of directives the model has no handler for
     "FilterProvider f\n", "FilterChain\n", "AddOutputFilterByType DEFLATE\n", "PassEnv\n",
     "LanguagePriority\n", "RequestHeader set X\n", "RequestHeader bogus X y\n",
@@ -87,9 +89,12 @@ LINES = [
     "Options +Indexes Includes\n", 'Header set X "%{FOO}z"\n', 'SetEnvIf Request_URI "(" x\n',
     "Redirect 301 relative\n", "ErrorDocument 999 /x\n", "Require user\n", "AddType\n",
     "DirectoryIndex\n", "ExpiresActive maybe\n",
+    # handlers that counted otherwise: SetEnv takes one or two words; Options none at all
+    "SetEnv a b c\n", "SetEnv a b\n", "Options\n",
 ]
-# Not modelled yet (Apache 500, the model 200): mod_filter's provider expression and protocol
-# flags ("FilterProvider f DEFLATE bogus", "FilterProtocol f bogus").
+# Not modelled yet (Apache 500, the model 200): mod_filter's checks of a provider (a registered
+# output filter), its expression and the protocol flags ("FilterProvider f DEFLATE bogus",
+# "FilterProtocol f bogus", "AddOutputFilterByType bogus text/html").
 
 
 def _model_statuses(apache: ApacheCases, names: list[str]) -> dict[str, int]:

@@ -8,7 +8,8 @@ On/Off (``server/config.c``: "X must be On or Off") and, for the directives in
 :data:`VALUE_CHECKS`, the handler's own checks as read from httpd 2.4's source (core.c
 ``set_etag_bits``, ``set_signature_flag``, ``set_enable_mmap``, ``set_limit_req_body``,
 ``set_cgi_var``; mod_autoindex ``add_opts``/``set_default_order``; mod_mime
-``multiviews_match``; mod_negotiation ``set_force_priority``; mod_deflate's inflate limits).
+``multiviews_match``; mod_negotiation ``set_force_priority``; mod_deflate's inflate limits;
+``Error``), and the core directives Linux builds do not have.
 :func:`ipsubnet_problem` is ``apr_ipsubnet_create``'s refusal (Allow/Deny from, Require ip).
 Checked on Apache by tests/model/test_htaccess_500_apache.py.
 """
@@ -349,7 +350,12 @@ VALUE_CHECKS: dict[str, Callable[[str, list[str]], str | None]] = {
     "cgivar": _cgi_var,
     "multiviewsmatch": _multiviews_match,
     "forcelanguagepriority": _force_language_priority,
+    # generate_message: Error stops the reading of its file (Warning only logs)
+    "error": lambda _name, _args: "Configuration processing stopped by Error directive",
 }
+# core.c declares these only on Windows (ScriptInterpreterSource) and NetWare
+# (CGIMapExtension): on the Apache the model is, they are unknown commands.
+_NOT_ON_THIS_PLATFORM = frozenset({"scriptinterpretersource", "cgimapextension"})
 
 
 def unhandled_problem(d: Directive) -> str | None:
@@ -358,6 +364,9 @@ def unhandled_problem(d: Directive) -> str | None:
     from confmig.apache.arity import arity_problem, measured_type
 
     lname = d.lname
+    if lname in _NOT_ON_THIS_PLATFORM:
+        return (f"Invalid command '{d.name}', perhaps misspelled or defined by a module not "
+                "included in the server configuration")
     args = d.args
     problem = arity_problem(d.name, args)
     if problem is not None and problem[0] == "error":

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from confmig.model.mapping import RegexError, compile_config_regex
-from confmig.model.merge.handlers import handles
+from confmig.model.merge.handlers import handles, takes
 from confmig.syntax import Directive
 
 if TYPE_CHECKING:
@@ -156,6 +156,8 @@ def _assignments(b: SectionBuilder, args: list[str]
 def _env(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
     if not d.args:
         return f"{d.name} requires at least one argument"
+    if d.lname == "setenv" and (problem := takes(d)) is not None:
+        return problem  # (TAKE12: "SetEnv a b c" is an error)
     b.touched.add("env")
     values, unset = b.env
     if d.lname == "setenv":
