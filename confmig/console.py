@@ -29,9 +29,16 @@ if TYPE_CHECKING:
 Part = tuple[str, str]     # (text, rich style; "" for none)
 Line = Sequence[Part]
 
-# The control characters rich's Text drops (bell, backspace, vertical tab, form feed, CR);
-# every other character is written as it is.
-_DROPPED = str.maketrans({c: None for c in (7, 8, 11, 12, 13)})
+# The characters :func:`printable` escapes: the control characters (C0 but tab, DEL, C1)
+# and the line and paragraph separators, as ``\\xNN`` / ``\\uNNNN`` (as ``confmig explain``
+# escapes them, confmig.model.explain.safe). A file name or a configuration line holding a
+# newline would otherwise start a line of the report with text of the file's own — a
+# ``::error …`` line that a CI runner (GitHub Actions) reads as a workflow command — and an
+# ESC would write to the terminal. Surrogate escapes (bytes that are not UTF-8) stay: they
+# print as the bytes read (:func:`print_bytes_as_read`), none of them a control character.
+_ESCAPED = str.maketrans({c: (f"\\x{c:02x}" if c <= 0xFF else f"\\u{c:04x}")
+                          for c in (*range(0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029)
+                          if c != 0x09})
 TAB_SIZE = 8               # rich's default tab size
 
 
@@ -112,18 +119,25 @@ def lint_consoles() -> tuple[Console | PlainConsole, Console | PlainConsole]:
     return (PlainConsole() if out_plain else out, PlainConsole(stderr=True) if err_plain else err)
 
 
+def printable(text: str) -> str:
+    """*text* with its control characters (but tab) and line separators escaped
+    (``\\x0a`` for a newline): what the text reports print of a file name, a line of a
+    file or a message, so that no text of a file begins a line of the report or writes to
+    the terminal. A backslash stays as it is (configuration lines are full of them)."""
+    return text if text.isprintable() else text.translate(_ESCAPED)
+
+
 def clean(line: Line) -> list[Part]:
-    """The parts as rich prints them: its dropped control characters left out and tabs
-    expanded (to :data:`TAB_SIZE` columns, counting characters) before rich sees them, so
-    that both consoles write the same text."""
+    """The parts as both consoles print them: :func:`printable` (so rich has no control
+    character left to drop) and tabs expanded (to :data:`TAB_SIZE` columns, counting
+    characters) before rich sees them, so that both consoles write the same text."""
     parts: list[Part] = []
     column = 0
     for text, style in line:
-        text = text.translate(_DROPPED)
+        text = printable(text)
         if "\t" in text:
             text = (" " * column + text).expandtabs(TAB_SIZE)[column:]
-        newline = text.rfind("\n")
-        column = column + len(text) if newline < 0 else len(text) - newline - 1
+        column += len(text)  # (no newline is left in it)
         parts.append((text, style))
     return parts
 

@@ -13,7 +13,14 @@ from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from confmig.console import Line, PlainConsole, print_error, write_lines, write_table
+from confmig.console import (
+    Line,
+    PlainConsole,
+    print_error,
+    printable,
+    write_lines,
+    write_table,
+)
 from confmig.lint.engine import LintResult
 from confmig.lint.finding import Finding, Severity, codes_of, severities_of
 from confmig.lint.reporters.summary import rule_names
@@ -46,11 +53,16 @@ def _frame(finding: Finding) -> list[Line]:
     if not 0 < finding.line <= len(lines):
         return []
     raw = lines[finding.line - 1]
-    text = raw.expandtabs(4)
+    # escaped as every part is (console.printable), before the tabs are expanded, so that
+    # the caret stays under the column of a line holding a control character
+    text = printable(raw).expandtabs(4)
     number = str(finding.line)
     pad = " " * len(number)
-    lead = " " * len(raw[: max(finding.column - 1, 0)].expandtabs(4))
-    width = max((finding.end_column or finding.column + 1) - finding.column, 1)
+    start = max(finding.column - 1, 0)
+    end = max((finding.end_column or finding.column + 1) - 1, start + 1)
+    lead = " " * len(printable(raw[:start]).expandtabs(4))
+    span = raw[start:end]
+    width = max(end - start + len(printable(span)) - len(span), 1)
     style = _STYLE[finding.severity]
     return [
         [(" ", ""), (f"{pad} |", "blue")],
