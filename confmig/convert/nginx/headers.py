@@ -8,6 +8,7 @@ from typing import Protocol
 
 import pcre2
 
+from confmig.convert.nginx.limits import PARAMETER_MAX, token_bytes
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.regex import Untranslatable, after, pcre_literal, url_path
 from confmig.convert.nginx.rewrite import q
@@ -113,6 +114,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     by_env: list[tuple[bool, str, str, EnvCondition, Source]] = []
     lines_before: list[str] = []
     unset_etag: Source | None = None  # a Header unset ETag (nginx's own ETag: etag off)
+    sources: dict[str, Source] = {}  # a header's name (lower case) → its last Header line
     expires = settings.expires is not None
     for header in settings.headers:
         entry = header.entry
@@ -158,6 +160,7 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
             continue
         value = header.value or ""
         existing = [i for i, (n, _) in enumerate(table) if n.lower() == low]
+        sources[low] = header.source
         if entry.action == "unset" and low == "etag" and not existing:
             unset_etag = unset_etag or header.source
             continue
@@ -188,6 +191,8 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
             else:
                 table.append((entry.name, value))
     lines = []
+    for table in tables.values():  # what nginx could not read, left out with a note
+        table[:] = [(n, v) for n, v in table if _fits(n, v, sources[n.lower()], note)]
     for name, value in tables[True]:
         lines.append(f"add_header {name} {literal(value)} always;")
     # Apache's "onsuccess" headers reach what a handler served: 2xx, 304 and the
@@ -200,6 +205,8 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         lines.append(f"add_header {name} {var} always;")
     touched = {n.lower() for table in tables.values() for n, _ in table}
     for always, name, value, pattern, nocase, source in by_type:
+        if not _fits(name, value, source, note):
+            continue
         if name.lower() in touched:
             note(source, "Header", f"{name} both with and without a Content-Type condition: "
                                    "not translated", fields=frozenset({name.lower()}))
@@ -214,6 +221,8 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
     touched |= {name.lower() for _, name, *_ in by_type}
     conditioned = [name.lower() for _, name, *_ in by_env]
     for always, name, value, condition, source in by_env:
+        if not _fits(name, value, source, note):
+            continue
         if name.lower() in touched or conditioned.count(name.lower()) > 1:
             note(source, "Header", f"{name} set under more than one condition: not "
                                    "translated", fields=frozenset({name.lower()}))
@@ -225,6 +234,20 @@ def header_lines(settings: Settings, maps: HttpMaps, note: Note) -> list[str]:
         lines.insert(0, "# Header (always: every response; onsuccess: 2xx and 304, "
                         "through a map)")
     return _etag_lines(settings, unset_etag) + lines_before + lines
+
+
+def _fits(name: str, value: str, source: Source, note: Note) -> bool:
+    """Whether nginx can read the header's name and value as parameters
+    (:mod:`~confmig.convert.nginx.limits`); if not, the ``Header`` line is announced
+    untranslatable and left out, as any other this converter cannot carry over."""
+    size = max(token_bytes(name), token_bytes(literal(value)))
+    if size <= PARAMETER_MAX:
+        return True
+    note(source, "Header", f"{name}: a value of {len(value)} characters is {size} bytes as "
+                           f"an nginx parameter, and nginx refuses one longer than "
+                           f"{PARAMETER_MAX} ('too long parameter'): not translated",
+         fields=frozenset({name.lower()}))
+    return False
 
 
 def _etag_lines(settings: Settings, unset: Source | None) -> list[str]:

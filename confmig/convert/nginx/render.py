@@ -40,6 +40,7 @@ from confmig.convert.nginx.headers import (
     header_lines,
     script_only_note,
 )
+from confmig.convert.nginx.limits import PARAMETER_MAX, long_tokens
 from confmig.convert.nginx.maps import HttpMaps
 from confmig.convert.nginx.mime import NGINX_MIME_TYPES, TypeTable
 from confmig.convert.nginx.php import (
@@ -254,8 +255,28 @@ class Renderer:
                       [self.plan.server_name, *self.plan.server_aliases]),
                   "root": q(self.plan.document_root), "body": body}
         text = _render("site.conf.j2", header=header, http_lines=http_lines, **server)
+        refused = self._long_parameters(text, len(header))
+        if refused:
+            header += refused
+            text = _render("site.conf.j2", header=header, http_lines=http_lines, **server)
         alone = _render("site.conf.j2", header=[], http_lines=[], **server)
         return NginxOutput(text, http, body, self.notes, alone.lstrip("\n"))
+
+    def _long_parameters(self, text: str, header: int) -> list[str]:
+        """Header lines (and untranslatable notes) for the parameters of *text* too long for
+        nginx to read (:mod:`~confmig.convert.nginx.limits`): where a construct has no
+        check of its own, the output nginx refuses is announced, never passed as exact.
+        *header*: the header's lines now (those added push the text down)."""
+        found = list(long_tokens(text))
+        lines = []
+        for number, size in found:
+            reason = (f"line {number + len(found)} of the output holds a parameter of "
+                      f"{size} bytes, and nginx refuses one longer than {PARAMETER_MAX} "
+                      "('too long parameter'): nginx will not load this file")
+            self._note(Source(self.plan.document_root, 0), "nginx", reason,
+                       self.plan.document_root, fields=None)
+            lines.append(f"untranslatable: {reason}")
+        return lines
 
     def _server_lines(self) -> list[str]:
         lines = [
