@@ -57,6 +57,20 @@ SHAPES: dict[str, tuple[str, str]] = {
              "files are)", ""),
     "blank": ("blank lines (a byte a line)", "\n"),
     "hashes": ("empty comment lines (two bytes a line)", "#\n"),
+    "if": ("three-line <If> blocks, a regex expression and a Header line each, numbered",
+           '<If "%{{QUERY_STRING}} =~ /q{i}/">\nHeader set Y {i}\n</If>\n'),
+    "setenvif": ("distinct SetEnvIfNoCase lines with a regex",
+                 'SetEnvIfNoCase User-Agent "^Bot{i}[0-9]+" bot{i}\n'),
+    "quoted-headers": ("distinct Header always set lines with quoted distinct values",
+                       'Header always set X-{i} "a {i} c"\n'),
+    "require-ip": ("distinct Require ip lines ({a}.{b}: the unit's number as two bytes)",
+                   "Require ip 10.{a}.{b}.0/24\n"),
+    "redirect": ("distinct Redirect lines", "Redirect 301 /a{i} /b{i}\n"),
+    "requireall": ("four-line <RequireAll> blocks, numbered",
+                   "<RequireAll>\nRequire all granted\nRequire not ip 10.{a}.{b}.1\n"
+                   "</RequireAll>\n"),
+    "rewritecond": ("RewriteEngine On, distinct RewriteCond [OR] lines, one RewriteRule at the end",
+                    "RewriteCond %{{HTTP:X-{i}}} ^v{i}$ [OR]\n"),
 }
 COMMANDS = ("parse", "lint", "json")
 
@@ -71,6 +85,10 @@ def make_text(shape: str, size: int) -> bytes | None:
     if shape == "rewrite-on":
         rules = make_text("rewrite", size)
         return None if rules is None else b"RewriteEngine On\n" + rules
+    if shape == "rewritecond":
+        rule = b"RewriteRule ^ - [F]\n"
+        conds = _units([SHAPES[shape][1]], size - len(rule) - 17)
+        return b"RewriteEngine On\n" + conds + rule
     if shape == "templates":
         from bench.trees import TEMPLATES
 
@@ -79,11 +97,17 @@ def make_text(shape: str, size: int) -> bytes | None:
         units = [SHAPES[shape][1]]
     else:
         raise SystemExit(f"unknown shape {shape!r}; known: {', '.join(SHAPES)}")
+    return _units(units, size)
+
+
+def _units(units: list[str], size: int) -> bytes:
+    """The ``units`` in turn, numbered, until about ``size`` bytes."""
     out: list[str] = []
     total = i = 0
     while total < size:
         unit = units[i % len(units)]
-        text = unit.format(i=i) if "{i}" in unit or "{{" in unit else unit
+        text = (unit.format(i=i, a=i // 256 % 256, b=i % 256)
+                if "{i}" in unit or "{a}" in unit or "{{" in unit else unit)
         out.append(text)
         total += len(text)
         i += 1
