@@ -30,6 +30,7 @@ from typing import Any
 
 import jinja2
 
+from confmig.convert.nginx import comments
 from confmig.convert.nginx.auth import FilesLogin, files_login, login_lines
 from confmig.convert.nginx.headers import (
     DOLLAR,
@@ -171,10 +172,14 @@ class NginxOutput:
 
 @cache
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.PackageLoader("confmig.convert.nginx", "templates"),
         undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
         lstrip_blocks=True, keep_trailing_newline=True)
+    # every line and comment line of the output (confmig.convert.nginx.comments)
+    environment.filters["line"] = comments.line
+    environment.filters["comment"] = comments.comment
+    return environment
 
 
 def _render(template: str, **context: Any) -> str:
