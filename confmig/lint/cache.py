@@ -7,8 +7,12 @@ rules' findings under a key made of every file's key.  A repeat lint of an
 unchanged tree therefore reads and hashes the files and parses nothing.
 
 JSON rather than pickle: the cache lives in the user's tree, and loading it must
-never run code.  It is written atomically (temp file + rename); a cache that
-cannot be read or written is ignored.
+never run code.  It is written atomically (a temp file made in the cache directory, then
+renamed over the cache file); a cache that cannot be read or written is ignored. The cache
+is the one thing ``confmig lint`` writes, and never through a symlink of its own: a cache
+directory or cache file that is a symlink, or a cache file that is not a regular file (a
+FIFO, a device), is left alone — the run is not cached — and the ``.gitignore`` is made
+only in a cache directory the cache itself created, never over a name that exists.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import contextlib
 import functools
 import json
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -76,7 +81,7 @@ class LintCache:
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_bytes())
+            data = json.loads(_read_regular(self.path))
         except (OSError, ValueError):
             return
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
@@ -111,10 +116,8 @@ class LintCache:
         data = {"format": _FORMAT, "version": __version__, "files": self._files,
                 "tree": self._tree}
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            ignore = self.directory / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# Automatically created by confmig.\n*\n")
+            if not self._writable():
+                return
             import tempfile  # (only a cache that is written needs it)
 
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
@@ -128,6 +131,42 @@ class LintCache:
                 raise
         except OSError:
             return  # a read-only tree: lint works, it is just not cached
+
+    def _writable(self) -> bool:
+        """Whether the cache file may be written: the directory made if missing (with its
+        ``.gitignore``), and neither it nor the cache file a symlink, nor the cache file
+        anything but a regular file (``os.replace`` would put the cache in its place)."""
+        try:
+            self.directory.mkdir(parents=True)
+        except FileExistsError:
+            pass
+        else:
+            # O_EXCL: a name that exists (a dangling symlink too) is never written through
+            with contextlib.suppress(OSError), os.fdopen(os.open(
+                    self.directory / ".gitignore",
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644), "w") as ignore:
+                ignore.write("# Automatically created by confmig.\n*\n")
+        if not stat.S_ISDIR(os.lstat(self.directory).st_mode):
+            return False  # a symlink (to a directory: the cache would be written there)
+        try:
+            mode = os.lstat(self.path).st_mode
+        except FileNotFoundError:
+            return True
+        return stat.S_ISREG(mode)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of *path* if it is a regular file, not reached through a symlink as its
+    last component (OSError otherwise: a FIFO would block ``read``, a symlink may name
+    anything)."""
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        return handle.read()
 
 
 PROJECT_MARKERS = (".confmig.toml", "pyproject.toml", ".git")
