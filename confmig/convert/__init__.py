@@ -6,8 +6,9 @@ will plug in here with the same :class:`~confmig.convert.result.ConversionResult
 :func:`run` is what the command line calls: it converts, then prints nothing but writes what
 was asked (``-o FILE`` atomically, ``--write`` in place with numbered backups
 ``NAME.~N~``), never over a file it read, never over anything but a regular file, and over an
-existing ``-o`` file only with ``force`` (:mod:`confmig.fs`).  A configuration converted before
-is recognised: nothing to do, nothing written, exit 0.
+existing ``-o`` file only with ``force`` (:mod:`confmig.fs`); ``--write`` never writes a
+configuration ``apache2 -t`` rejects (:attr:`ConversionResult.rejected`: the server would not
+start).  A configuration converted before is recognised: nothing to do, nothing written, exit 0.
 """
 
 from __future__ import annotations
@@ -156,6 +157,10 @@ def run(request: ConvertRequest) -> ConvertOutcome:
     if result.nothing_to_do:
         return outcome
     if request.write:
+        if result.rejected:
+            # the server would not start with it: keep what is there (nothing written)
+            raise WriteRefused(f"{request.config}: not rewritten (nothing written): apache2 -t "
+                               f"rejects the converted configuration: {result.rejected}")
         report = rewrite_in_place(result.files)
         outcome.written, outcome.backups = report.written, report.backups
     elif request.output is not None and request.output.is_dir() and _plain_names(result):

@@ -127,6 +127,9 @@ class ConversionResult:
     inputs: list[str] = field(default_factory=list)
     #: Document roots confmig had converted before, with nothing left to fold: left alone.
     already_converted: list[str] = field(default_factory=list)
+    #: ``apache2 -t`` refused a line confmig wrote itself (its message, one line): the
+    #: configuration would not load, so ``--write`` writes nothing.
+    rejected: str = ""
 
     @property
     def nothing_to_do(self) -> bool:

@@ -4,7 +4,10 @@ file (for ``--write``) or as one file with every ``Include`` inlined (for ``-o``
 Edits are positions (``file``, ``line``, ``column`` of a node) mapped to text; every node
 without one prints its own ``raw`` text, so an unedited file comes back byte for byte — except
 a line with a NUL byte, which is printed as Apache read it (:func:`.text.as_read`): where it
-ends in the output, Apache's read buffer would split it elsewhere.
+ends in the output, Apache's read buffer would split it elsewhere; and a file's last line that
+the end of the file ended (a backslash before its last newline, or one with no newline after
+it), which gets what ends it there (:func:`.text.ended`): text printed after it, an inserted
+block or an inlined file's ``# confmig: end`` comment, would be its continuation.
 """
 
 from __future__ import annotations

@@ -160,6 +160,7 @@ def add_check_notes(result: ConversionResult, outcome: CheckOutcome, *, keep_500
                                     + ", ".join(sorted(outcome.unchecked_modules)),
                                     NoteKind.INFO))
     if outcome.problem:
+        result.rejected = " ".join(outcome.problem.split())
         result.untranslatable.append(Note("", 0, "", "apache2 -t rejects the generated "
                                           f"configuration: {outcome.problem}",
                                           NoteKind.UNTRANSLATABLE, "/"))

@@ -29,18 +29,20 @@ def needs_fnmatch_escape(path: str) -> bool:
 
 
 def as_read(raw: str) -> str:
-    """*raw* (a node's text as it was read) as Apache read it, when it holds a NUL byte.
+    """*raw* (a node's text as it was read) as Apache read it, in a form Apache reads the same
+    way wherever it is put.
 
     Apache measures a line with ``strlen``: a physical line ends at its first NUL, and what
     that read returned after it is dropped, newline included (``confmig/syntax/reader.py``) —
     so a NUL never leaves a continuation behind, and the bytes past the read buffer are
     already a node of their own.  Each physical line is cut at its NUL and ended with a
     newline; one that then ends in ``\\`` gets a space, so that it does not continue onto
-    the next line where Apache did not continue it.  Without a NUL, *raw* comes back as is.
-    (For several nodes' text, e.g. a section commented out whole, each line is cut alike.)
+    the next line where Apache did not continue it.  (For several nodes' text, e.g. a section
+    commented out whole, each line is cut alike.)  Then the end of the text is kept where the
+    end of its file put it (:func:`ended`).  Otherwise *raw* comes back as is.
     """
     if "\0" not in raw:
-        return raw
+        return ended(raw)
     out: list[str] = []
     for line in raw.split("\n"):
         nul = line.find("\0")
@@ -49,8 +51,51 @@ def as_read(raw: str) -> str:
             continue
         kept = line[:nul]
         out.append(kept + " " if kept.endswith("\\") else kept)
-    text = "\n".join(out)
+    text = ended("\n".join(out))
     return text if text.endswith("\n") else text + "\n"
+
+
+def ended(text: str) -> str:
+    """*text* — lines read from a file, which may have stopped where the file did — with what
+    makes Apache end its last line where the end of the file ended it, whatever comes after.
+
+    The end of a file ends a line whatever precedes it (``ap_cfg_getline_core``, checked on
+    Apache in ``tests/convert/test_trailing_backslash_apache.py``): a backslash right before
+    the file's last newline joins nothing (``Options -Indexes \\`` and a newline read as
+    ``Options -Indexes``), and a backslash with no newline after it stays a character of
+    the line.  Moved before another line, the first would swallow that line (a closing
+    ``</Directory>``: the configuration no longer loads) and the second would become such a
+    continuation once a newline is added.  So: a line left in a continuation gets an empty
+    line to join (as the end of the file gave it nothing), or a line holding one space where
+    the line joined so far ends in a backslash itself (an empty line would continue it again);
+    a last line without a newline whose backslash a newline would turn into a continuation
+    gets a space (white space Apache trims).  Any other text comes back as is.
+    """
+    if "\\" not in text:
+        return text
+    joined = ""  # the logical line read so far, as Apache's buffer holds it
+    pending = False
+    pos, n = 0, len(text)
+    while pos < n:
+        lf = text.find("\n", pos)
+        if lf < 0:
+            joined = (joined if pending else "") + text[pos:]
+            return text + " " if _continues(joined) else text
+        joined = (joined if pending else "") + text[pos:lf]
+        pos = lf + 1
+        pending = _continues(joined)
+        if pending:
+            joined = joined[:len(joined) - (2 if joined.endswith("\r") else 1)]
+    if not pending:
+        return text
+    return text + (" \n" if _continues(joined) else "\n")
+
+
+def _continues(line: str) -> bool:
+    """Would *line* (without its newline) continue onto the next one, a newline after it?
+    (A backslash before the newline, or before a CR before it.)"""
+    end = len(line) - 1 if line.endswith("\r") else len(line)
+    return end > 0 and line[end - 1] == "\\"
 
 
 def ensure_newline(text: str) -> str:
@@ -71,7 +116,7 @@ def comment_out(raw: str, prefix: str) -> str:
     Commenting every line (not only the first, which would already swallow continuation lines
     the way Apache reads comments) keeps the text readable and makes it easy to restore.
     """
-    raw = ensure_newline(as_read(raw) if "\0" in raw else raw)
+    raw = ensure_newline(as_read(raw))
     lines = raw.splitlines(keepends=True)
     out = []
     for index, line in enumerate(lines):
