@@ -58,6 +58,19 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def check_paths(*given: tuple[str, Path | None]) -> None:
+    """Every path of the command line (``(option, path)``, option ``""`` for an argument) can
+    be looked up, or plainly does not exist: one that cannot — a name longer than the file
+    system allows, a symlink loop, a directory on the way that may not be searched — is
+    refused here, before anything asks ``Path.exists()`` of it (which raises for these,
+    :func:`confmig.fs.lookup_error`)."""
+    from confmig.fs import lookup_error
+
+    for option, path in given:
+        if path is not None and (reason := lookup_error(path)) is not None:
+            fail(f"{option} {path}: {reason}" if option else f"{path}: {reason}")
+
+
 def server_config(config: Path | None, paths: list[Path], no_config: bool) -> Path | None:
     """``--config``, or the server's own configuration when it serves every PATH, said on
     stderr when used (:func:`confmig.load.server_config.server_config`)."""
@@ -107,6 +120,7 @@ def parse(
     from confmig.load.workspace import missing_message
     from confmig.progress import directory_progress
 
+    check_paths(("", path), ("--config", config))
     if path is not None and not path.exists():
         fail(f"{path}: {missing_message(path)}")
     config = server_config(config, [path] if path is not None else [], no_config)
@@ -244,6 +258,7 @@ def explain(
     with --requests, to every request of a file or an access log."""
     from confmig.model.explain import ExplainError, explain_request, render_json, render_text
 
+    check_paths(("--root", root), ("--config", config), ("--requests", requests))
     if root is None or root.is_dir():
         config = server_config(config, [root] if root is not None else [], no_config)
     if (url is None) == (requests is None):
@@ -376,8 +391,10 @@ def convert(
     plan as JSON. Exit 0, 1 if something could not be carried over faithfully (listed on
     stderr), 2 on bad input."""
     from confmig.convert import ConvertError, ConvertRequest, Options, WriteRefused, run
+    from confmig.fs import os_error_line
     from confmig.servers import ServerError
 
+    check_paths(("", docroot), ("--config", config), ("-o", output))
     if serve_500 and keep_500:
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")
@@ -388,7 +405,9 @@ def convert(
                              app_module=app_module, php_fpm=php_fpm)
     try:
         outcome = run(request)
-    except (ConvertError, WriteRefused, ServerError, OSError) as exc:
+    except OSError as exc:
+        fail(os_error_line(exc))
+    except (ConvertError, WriteRefused, ServerError) as exc:
         fail(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     outcome.print(out, err)
     raise typer.Exit(outcome.exit_code)
@@ -448,6 +467,7 @@ def verify(
     difference, 2 on bad input or a missing server."""
     from confmig.verify import VerifyError, VerifyRequest, run_verify
 
+    check_paths(("", docroot), ("--config", config), ("--requests", requests))
     if serve_500 and keep_500:
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")
@@ -546,6 +566,13 @@ def main() -> None:
     except KeyboardInterrupt:
         err.print("interrupted")
         sys.exit(130)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a file no check above foresaw: still one line, exit 2
+        from confmig.fs import os_error_line
+
+        print_error(err, os_error_line(exc))
+        sys.exit(2)
 
 
 if __name__ == "__main__":

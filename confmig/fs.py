@@ -27,9 +27,7 @@ import contextlib
 import errno
 import os
 import re
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,17 +64,49 @@ def backup_path(path: StrPath) -> Path:
     return numbered_backup(path, _next_number(Path(path)))
 
 
+def lookup_error(path: StrPath) -> str | None:
+    """Why *path* cannot even be looked up, as the system says it (``File name too long``: a
+    component over NAME_MAX or the whole over PATH_MAX; ``Too many levels of symbolic
+    links``; ``Permission denied`` on a directory on the way); None when it can — it exists,
+    or plainly does not (ENOENT, ENOTDIR).
+
+    On Python 3.11 ``Path.exists()``, ``is_dir()``, ``is_file()`` and ``is_symlink()`` raise
+    for most of these instead of answering, so a path given on the command line is checked
+    here before anything asks them (:func:`confmig.cli.check_paths`)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        return _reason(exc)
+    except ValueError as exc:  # an embedded NUL byte
+        return str(exc)
+    return None
+
+
+def os_error_line(exc: OSError) -> str:
+    """An OSError as one line, ``PATH: reason`` (never ``[Errno 36] …``)."""
+    reason = _reason(exc)
+    return f"{os.fsdecode(exc.filename)}: {reason}" if isinstance(exc.filename, (str, bytes)) \
+        else reason
+
+
 def check_output(path: StrPath, *, force: bool = False, inputs: Iterable[StrPath] = ()) -> Path:
     """Check, before any work, that *path* can be written as a new output; return the file
-    that would be written (a symlink's target).  Raises :class:`WriteRefused`."""
+    that would be written (a symlink's target).  Raises :class:`WriteRefused`.
+
+    *path* itself is looked up first, links followed by the kernel: ``/dev/stdout`` on a pipe
+    is a link to ``pipe:[N]``, a name no path reaches, but it stats as the FIFO it is."""
     path = Path(path)
-    target = _real_target(path)
     try:
-        st = os.stat(target)
+        st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
         st = None  # the parent is checked below
     except OSError as exc:
         raise WriteRefused(f"cannot write {path}: {_reason(exc)}") from exc
+    except ValueError as exc:
+        raise WriteRefused(f"cannot write {path}: {exc}") from exc
+    target = _real_target(path)
     if st is not None:
         if not stat.S_ISREG(st.st_mode):
             raise WriteRefused(f"{path}: {_kind(st.st_mode)}, not a regular file; refusing to "
@@ -241,10 +271,14 @@ def _reason(exc: OSError) -> str:
 
 
 def _real_target(path: Path) -> Path:
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+    """The file a write of *path* replaces: a symlink's target (``os.path.islink`` answers
+    False, never raises, for a path that cannot be looked up: the write then says why)."""
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
 
 
 def _write_temp(directory: Path, name: str, data: bytes, mode_from: Path | None) -> Path:
+    import tempfile  # (here: lint imports this module for lookup_error only, issue 17)
+
     fd, tmp_name = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory)
     tmp = Path(tmp_name)
     try:
@@ -275,6 +309,8 @@ def _replace_with(target: Path, data: bytes) -> None:
 
 def _copy_metadata(source: Path, tmp: Path) -> None:
     if source.exists():
+        import shutil  # (as tempfile above)
+
         shutil.copymode(source, tmp)
         st = source.stat()
         with contextlib.suppress(PermissionError):

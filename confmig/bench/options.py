@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from confmig.fs import WriteRefused, check_output
+from confmig.fs import WriteRefused, check_output, lookup_error
 
 MAX_DEPTH = 64
 MAX_FILES = 5000
@@ -167,6 +167,7 @@ class BenchOptions:
             if self.size != "small":
                 raise BenchUsageError("--size generates the tree's files; with --site the "
                                       "files are the site's own")
+            _lookup("--site", self.site)
             if not self.site.is_dir():
                 raise BenchUsageError(f"--site {self.site}: not a directory")
         if not self.targets:
@@ -187,6 +188,7 @@ class BenchOptions:
         its ``file:line``, not after the trees are built."""
         from confmig.bench.nginx_text import NginxTextError, split_handwritten
 
+        _lookup("--nginx-config", path)
         if not path.is_file():
             raise BenchUsageError(f"--nginx-config {path}: not a file")
         try:
@@ -225,6 +227,14 @@ def _same_path(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def _lookup(option: str, path: Path) -> None:
+    """A path that cannot even be looked up (too long a name…) is refused with the system's
+    reason, before ``Path.is_dir()`` raises it (:func:`confmig.fs.lookup_error`)."""
+    reason = lookup_error(path)
+    if reason is not None:
+        raise BenchUsageError(f"{option} {path}: {reason}")
 
 
 def _bounded(option: str, value: int, low: int, high: int) -> None:

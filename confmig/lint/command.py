@@ -56,10 +56,16 @@ def run_lint(args: LintArgs, out: Console | PlainConsole, err: Console | PlainCo
     """Lint, print the report, return the exit status (0 clean, 1 findings, 2 bad input).
     Raises :class:`confmig.lint.reporters.LintUsageError` for bad usage."""
     from confmig.console import PlainConsole, write_lines
+    from confmig.fs import lookup_error
     from confmig.lint.reporters import LintUsageError, lint_report
     from confmig.load.server_config import ConfigChoiceError, server_config
     from confmig.progress import directory_progress
 
+    # (a path that cannot even be looked up — too long a name… — is bad usage, said here
+    # before anything asks Path.exists(), which raises for it: confmig.fs.lookup_error)
+    for option, path in [("", p) for p in args.paths] + [("--config ", args.config)]:
+        if path is not None and (reason := lookup_error(path)) is not None:
+            raise LintUsageError(f"{option}{path}: {reason}")
     config = args.config
     if all(p.exists() for p in args.paths):
         try:
@@ -149,3 +155,10 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return 2
     except KeyboardInterrupt:  # (as typer ends a command on ^C: status 130, nothing said)
         return 130
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a file no check foresaw: one line, exit 2 (as confmig.cli.main)
+        from confmig.fs import os_error_line
+
+        print_error(err, os_error_line(exc))
+        return 2

@@ -8,6 +8,7 @@ prefixes the operator).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +61,8 @@ def evaluate(lname: str, args_text: str, args: list[str], state: ReadState) -> b
         result = name in state.defines
     elif lname == "iffile":
         path = Path(name)
-        result = (path if path.is_absolute() else state.server_root / path).exists()
+        # (apr_stat failing for any reason, a name over NAME_MAX too: not there)
+        result = os.path.exists(path if path.is_absolute() else state.server_root / path)
     elif lname == "ifdirective":
         result = directive_exists(name, state.modules)
     elif lname == "ifsection":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from pathlib import Path
 
 MAX_DIR_DEPTH = 128
@@ -32,7 +33,20 @@ def _matches(pattern: str, name: str) -> bool:
 
 
 def _expand_plain(path: Path, optional: bool, out: list[Path], depth: int = 0) -> None:
-    if path.is_dir():
+    """A path without wildcards (``process_resource_config_nofnmatch``): a directory is read
+    whole, anything else is a file to open.  A path that cannot be looked up at all — missing,
+    a name longer than the file system allows (ENAMETOOLONG), a symlink loop, a directory on
+    the way that may not be searched — is nothing for ``IncludeOptional`` (Apache tolerates any
+    failed ``apr_stat`` there) and for ``Include`` the error opening it gives (``Could not open
+    configuration file PATH: File name too long``)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError) as exc:
+        if optional:
+            return
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise IncludeError(f"Could not open configuration file {path}: {reason}") from exc
+    if stat.S_ISDIR(mode):
         if depth > MAX_DIR_DEPTH:
             raise IncludeError(f"Directory '{path}' exceeds the maximum include directory "
                                f"nesting level of {MAX_DIR_DEPTH}")
@@ -43,10 +57,6 @@ def _expand_plain(path: Path, optional: bool, out: list[Path], depth: int = 0) -
         for name in names:
             _expand_plain(path / name, optional, out, depth + 1)
         return
-    if not path.exists():
-        if optional:
-            return
-        raise IncludeError(f"Could not open configuration file {path}: No such file or directory")
     out.append(path)
 
 
@@ -81,7 +91,7 @@ def _expand_wild(base: Path, rest: list[str], optional: bool, out: list[Path]) -
         raise IncludeError(f"Could not open directory {base}: No such file or directory") from exc
     except OSError as exc:
         raise IncludeError(f"Could not open directory {base}: {exc.strerror}") from exc
-    matched = [n for n in names if _matches(head, n) and (not tail or (base / n).is_dir())]
+    matched = [n for n in names if _matches(head, n) and (not tail or os.path.isdir(base / n))]
     if not matched and not optional:
         raise IncludeError(f"No matches for the wildcard '{head}' in '{base}', failing")
     for name in matched:

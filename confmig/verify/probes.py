@@ -104,7 +104,7 @@ class ProbeSite:
         current, walked = self.root, self.walk_root
         for part in parts:
             nxt = current / part
-            if not nxt.is_dir():
+            if not os.path.isdir(nxt):  # (False, never an error, for a name over NAME_MAX)
                 break
             current, walked = nxt, f"{walked.rstrip('/')}/{part}"
         return walked

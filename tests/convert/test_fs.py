@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -196,7 +197,7 @@ def test_a_write_failure_is_one_line_naming_the_path_and_the_reason(
     def refused(*_args: object, **_kwargs: object) -> tuple[int, str]:
         raise OSError(errno_value, os.strerror(errno_value))
 
-    monkeypatch.setattr(fs.tempfile, "mkstemp", refused)
+    monkeypatch.setattr(tempfile, "mkstemp", refused)  # (confmig.fs imports it when it writes)
     target = tmp_path / "out.conf"
     with pytest.raises(WriteRefused) as caught:
         atomic_write(target, "x\n")

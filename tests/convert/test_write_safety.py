@@ -6,12 +6,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from confmig import fs
 from confmig.cli import app
 from tests.convert.test_config import make_config
 
@@ -104,7 +104,7 @@ def test_a_read_only_destination_is_one_line_naming_the_path(
     def refused(*_args: object, **_kwargs: object) -> tuple[int, str]:
         raise OSError(errno_value, os.strerror(errno_value))
 
-    monkeypatch.setattr(fs.tempfile, "mkstemp", refused)
+    monkeypatch.setattr(tempfile, "mkstemp", refused)
     out = tmp_path / "out.conf"
     one_line_error(convert("--config", str(config), "-o", str(out)),
                    f"cannot write {out}: {os.strerror(errno_value)}")

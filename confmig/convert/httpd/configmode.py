@@ -131,7 +131,7 @@ def targets(layout: Layout, docroot: str | os.PathLike[str] | None,
                                f"{layout.config.main}")
     kept = []
     for context, root in out:
-        if Path(root).is_dir():
+        if os.path.isdir(root):  # (False, not an error, for a name over NAME_MAX)
             kept.append((context, root))
         else:
             node = context.document_root_node

@@ -10,6 +10,7 @@ go into the ``http { }`` context (``include DIR/*.conf;``).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -88,7 +89,7 @@ def _config_inputs(config: Path, defines: Sequence[str],
 
     inputs = [str(config), *load_server_config(config, defines).files]
     for root in docroots:
-        if Path(root).is_dir():
+        if os.path.isdir(root):  # (False, not an error, for a name over NAME_MAX)
             inputs += [str(p) for p in scan_docroot(root).access_files]
     return inputs
 
