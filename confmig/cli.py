@@ -7,6 +7,7 @@ traceback.
 
 from __future__ import annotations
 
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -468,6 +469,8 @@ def verify(
     from confmig.verify import VerifyError, VerifyRequest, run_verify
 
     check_paths(("", docroot), ("--config", config), ("--requests", requests))
+    if math.isnan(timeout):  # (click's min=0 lets it through; inf is no limit)
+        fail("--timeout nan: give a number of seconds, 0 or more (inf: no limit)")
     if serve_500 and keep_500:
         fail("--serve-500 and --keep-500 contradict each other (keeping the 500 is the "
              "default)")

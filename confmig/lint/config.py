@@ -149,8 +149,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
     import tomllib  # (only where a settings file is found: most runs have none)
 
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        data = path.read_bytes()
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:  # (TOML is UTF-8: the line of the first other byte)
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SettingsError(f"{path}:{line}: not UTF-8 text, as TOML must be "
+                            f"(byte 0x{data[exc.start]:02x}: {exc.reason})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: invalid TOML: {exc}") from exc
     except OSError as exc:

@@ -171,12 +171,20 @@ def generate(sites: list[ProbeSite], requests: list[Probe], max_requests: int,
 
 
 def read_requests(path: Path, site: ProbeSite | None) -> list[Probe]:
-    """``--requests FILE``: ``[METHOD] PATH [| Name: value]...``; ``#`` comments."""
+    """``--requests FILE``: ``[METHOD] PATH [| Name: value]...``; ``#`` comments.  UTF-8 text,
+    as ``bench --urls`` reads its file: a byte of another encoding is refused with its
+    ``file:line`` (percent-encoded, ``%E9``, it is a request to send)."""
     out = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        data = path.read_bytes()
+        lines = data.decode("utf-8").splitlines()
     except OSError as exc:
         raise ProbeFileError(f"{path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        number = data.count(b"\n", 0, exc.start) + 1
+        raise ProbeFileError(f"{path}:{number}: not UTF-8 text (byte 0x{data[exc.start]:02x}: "
+                             f"{exc.reason}); write such a byte percent-encoded, "
+                             f"%{data[exc.start]:02X}") from exc
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text or text.startswith("#"):

@@ -1,6 +1,7 @@
 """Bad input is one line naming the file (and its line, where there is one) and exit 2, never a
-traceback (issue 10, audit B5): a path component over NAME_MAX given on the command line or
-read from an ``Include``/``<IfFile>``.
+traceback (issue 10, audit B4-B6): a path component over NAME_MAX given on the command line or
+read from an ``Include``/``<IfFile>``, a requests or settings file that is not UTF-8, a
+``--timeout`` that is not a number.
 
 ``Path.exists()``/``is_dir()``/``is_file()`` raise on Python 3.11 for ``File name too long``
 (they answer False only for ENOENT, ENOTDIR, EBADF and ELOOP): every command checks the paths
@@ -175,3 +176,29 @@ def test_the_directory_of_a_request_over_name_max_is_the_last_one_that_exists(
     probe_site = ProbeSite(site, "/srv/www")
     assert probe_site.directory_of("/" + "a" * 300) == "/srv/www"
     assert probe_site.directory_of("/sub/" + "a" * 300 + "/x") == "/srv/www/sub"
+
+
+# -- files that are not UTF-8 ----------------------------------------------------------------
+
+def test_verify_requests_that_are_not_utf8_name_the_line(tmp_path: Path, site: Path) -> None:
+    requests = tmp_path / "req.txt"
+    requests.write_bytes(b"# mine\nGET /index.html\nGET /caf\xe9\n")
+    run = confmig(tmp_path, "verify", str(site), "--requests", str(requests))
+    one_line_error(run, f"{requests}:3: not UTF-8 text (byte 0xe9", "%E9")
+
+
+@pytest.mark.parametrize("name", [".confmig.toml", "pyproject.toml"])
+def test_lint_settings_that_are_not_utf8_name_the_file(tmp_path: Path, site: Path,
+                                                       name: str) -> None:
+    (tmp_path / name).write_bytes(b"# settings\n\xff\n")
+    for args in (["lint", str(site)], ["lint", "--", str(site)]):  # (short path, typer)
+        one_line_error(confmig(tmp_path, *args),
+                       f"{tmp_path / name}:2: not UTF-8 text, as TOML must be (byte 0xff")
+
+
+# -- --timeout -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "-nan"])
+def test_verify_timeout_nan_is_refused(tmp_path: Path, site: Path, value: str) -> None:
+    one_line_error(confmig(tmp_path, "verify", str(site), "--timeout", value),
+                   "--timeout nan: give a number of seconds")
