@@ -47,6 +47,14 @@ class Source:
         return self._data[starts[number - 1]:starts[number]].decode("utf-8",
                                                                     "surrogateescape")
 
+    def lines(self, first: int, last: int) -> str:
+        """Physical lines ``first`` to ``last`` (1-based, both included, with their
+        newlines), decoded as :meth:`line` decodes: a run of blank lines (:class:`Blank`)."""
+        starts = self._starts
+        if starts is None or len(starts) <= last:
+            starts = self._index(last)
+        return self._data[starts[first - 1]:starts[last]].decode("utf-8", "surrogateescape")
+
     def _index(self, number: int) -> array[int]:
         """The index of line starts, made to line ``number`` + 1 at least, and twice as far
         as it was (so that reading each line in turn makes it in a few steps): a file that
@@ -151,20 +159,30 @@ class _LineNode(_PlacedNode):
     def __init__(self, file: str | None = None, line: int | None = None,
                  column: int | None = None, raw: str | Source | None = None,
                  _raw: str | Source | None = None, _place: DirectivePlace | None = None,
-                 _row: int | None = None) -> None:
+                 _row: int | None = None, end_line: int | None = None) -> None:
         # What is given wins over _raw, _place and _row (dataclasses.replace passes those,
-        # and what it changes).
+        # and what it changes).  ``end_line`` is a Blank's (see there); the place's
+        # ``end_delta`` is kept when the node moves, and a node read from the file's bytes
+        # that moves keeps the text it was read from.
         old = _place
         if line is None:
             line = old.base + _row if old is not None and _row is not None else 0
+        elif raw is None and type(_raw) is Source and old is not None and _row is not None:
+            # moved: its text is the lines it was read from, not those where it goes
+            first = old.base + _row
+            if line != first:
+                _raw = _raw.lines(first, first + old.end_delta)
         base, self._row = block_of(line)
         self._raw = raw if raw is not None else _raw if _raw is not None else ""
-        if old is not None and file is None and column is None and old.base == base:
+        if old is not None and file is None and column is None and end_line is None \
+                and old.base == base:
             self._place = old
         else:
-            self._place = DirectivePlace(file if file is not None else old.file if old else "",
-                                         column if column is not None else
-                                         old.column if old else 0, 0, base)
+            self._place = DirectivePlace(
+                file if file is not None else old.file if old else "",
+                column if column is not None else old.column if old else 0,
+                end_line - line if end_line is not None else old.end_delta if old else 0,
+                base)
 
     @classmethod
     def parsed(cls, row: int, raw: str | Source, place: DirectivePlace) -> _LineNode:
@@ -181,12 +199,54 @@ class _LineNode(_PlacedNode):
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
 class Blank(_LineNode):
-    """A line holding nothing but white space."""
+    """A run of consecutive lines holding nothing but white space: ``line`` to
+    ``end_line``, and ``raw`` all of them as written.
+
+    The parser makes one node for a run of blank lines, not one a line: a node and its slot
+    in its list cost 64 bytes, 64 times a line of one byte (issue 10: a file of blank lines
+    took 65x its size to parse or lint; a memory bound of 10x the file cannot hold an object
+    a line).  No other node's line changes, and what reads blank lines reads the run whole:
+    the JSON form and the tree of ``confmig parse`` leave them out, lint rules read
+    directives and sections, the printer and the loader pass ``raw`` on.  A writer that
+    writes a blank line of its own for each (the httpd converter's blocks) writes
+    ``end_line - line + 1`` of them.  The run's last line is its place's ``end_delta`` from
+    the first (a one-line node: 0), so a run costs what a single blank line did.  Each line
+    of a run is one whole physical line (``RawLine.single``); a blank logical line that is
+    not (continued by a backslash, or cut at a NUL) is a node of its own, ``end_line`` its
+    ``line`` as for a comment.  A parsed run reads ``raw`` from the file's bytes when asked
+    (:class:`Source`)."""
+
+    @property
+    def raw(self) -> str:
+        raw = self._raw
+        if type(raw) is str:
+            return raw  # type: ignore[return-value]
+        place = self._place
+        line = place.base + self._row
+        return raw.lines(line, line + place.end_delta)  # type: ignore[union-attr]
+
+    @raw.setter
+    def raw(self, text: str) -> None:
+        self._raw = text
+
+    @property
+    def end_line(self) -> int:
+        place = self._place
+        return place.base + self._row + place.end_delta
+
+    def __repr__(self) -> str:
+        return (f"Blank(line={self.line}, end_line={self.end_line}, file={self.file!r}, "
+                f"column={self.column})")
 
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
 class Comment(_LineNode):
-    """A line whose first non-blank character is ``#`` (continuations included)."""
+    """A line whose first non-blank character is ``#`` (continuations included).
+
+    A node a comment line, not a run as for :class:`Blank` (a file of ``#`` lines costs 64
+    bytes a line, 33x its size): the httpd converter reads comments a line at a time (the
+    marker it writes above a converted ``<Directory>``, ``convert/httpd/converted.py``) and
+    writes each with its own indent."""
 
     @property
     def text(self) -> str:
@@ -198,8 +258,9 @@ class DirectivePlace:
     """Where the directives (and blank and comment lines) of one file at one column in one
     block of lines are, apart from their row in the block: ``file``, ``column``,
     ``end_delta``, the last line's distance from the first (0 for a one-line directive, and
-    for every blank or comment line), and ``base``, the block's first line (see
-    :data:`BLOCK_ROWS`).  Never modified: a node given other values gets a place of its own."""
+    for every comment line), and ``base``, the block's first line (see
+    :data:`BLOCK_ROWS`).  A :class:`Blank` run's ``end_delta`` is its last line's distance
+    from its first.  Never modified: a node given other values gets a place of its own."""
 
     __slots__ = ("base", "column", "end_delta", "file")
 

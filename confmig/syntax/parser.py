@@ -142,9 +142,14 @@ class _Builder:
         self._lnames: dict[str, str] = {}
 
     def build(self) -> list[Node]:
+        """The file's nodes.  Consecutive blank lines that are each one whole physical line
+        are one :class:`Blank` node (see there): the run is noted (its first and last line)
+        while it lasts, and its node added when another line, or the end of the file,
+        comes."""
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
         lines, source, seen_before = self._lines, self.source, self.table.seen_before
         blank, comment = Blank.parsed, Comment.parsed
+        run_first = run_last = 0  # the blank lines not added yet (none: 0)
         while True:
             try:
                 line = reader.next_line()
@@ -154,6 +159,14 @@ class _Builder:
                     f"Error reading {file} at line {exc.line}: Line too long")) from None
             if line is None:
                 break
+            if not line.text and line.single:
+                run_last = line.first
+                if not run_first:
+                    run_first = run_last
+                continue
+            if run_first:
+                self._blanks(run_first, run_last)
+                run_first = 0
             written = data[line.start:line.end].decode("utf-8", "surrogateescape")
             raw: str | Source
             raw = lines.get(written) or written
@@ -192,8 +205,16 @@ class _Builder:
                 reader.allocated()
                 stack[-1].children.append(self._directive(decode(text), raw, written, row,
                                                           col, line.last, shared))
+        if run_first:
+            self._blanks(run_first, run_last)
         self._end_of_file()
         return stack[0].children
+
+    def _blanks(self, first: int, last: int) -> None:
+        """The node of blank lines ``first`` to ``last`` (each one whole physical line), in
+        the innermost open section: its text is read from the file's bytes when asked."""
+        place = self._place(1, last - first, first)
+        self.stack[-1].children.append(Blank.parsed(first - place.base, self.source, place))
 
     @staticmethod
     def _position(raw: str, line: int) -> tuple[int, int]:
