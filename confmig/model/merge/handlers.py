@@ -41,8 +41,10 @@ def takes(d: Directive) -> str | None:
 
 
 def on_off(d: Directive) -> bool | None:
-    """A ``FLAG`` directive's value (On → True, Off → False); None when it is neither."""
-    if len(d.args) == 1 and d.args[0].lower() in ("on", "off"):
+    """A ``FLAG`` directive's value (On → True, Off → False); None when it is neither.  Apache
+    reads a FLAG's first word and ignores the rest (``DirectorySlash Off extra`` is Off:
+    tests/lint/test_apache_truth.py, SYN002 warns)."""
+    if d.args and d.args[0].lower() in ("on", "off"):
         return d.args[0].lower() == "on"
     return None
 

@@ -186,7 +186,7 @@ class _Parser:
     # -- simple directives -------------------------------------------------------------
 
     def engine(self, d: Directive) -> None:
-        value = d.args[0].lower() if len(d.args) == 1 else ""
+        value = d.args[0].lower() if d.args else ""  # (a FLAG: words after the first ignored)
         if value not in ("on", "off"):
             self.problem(d, "RewriteEngine must be On or Off", fatal=True)
             return
