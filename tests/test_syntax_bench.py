@@ -132,6 +132,15 @@ def traced_ratio(command: str, path: Path, ignore: str = "") -> float:
     return int(peak) / int(size)
 
 
+# The rules that ask the request model about the access file (its section): the bounds above
+# are lint without them; MODEL_BOUNDS below, lint with every rule.  CTX011 (the lines Apache
+# refuses, issue 10) reads the section SEC002 reads, built once: at 796f20d its section on top
+# of the tree and findings was directives 6.42x -> 6.87x, distinct 8.27x -> 8.79x, templates
+# 7.20x -> 8.05x, rewrite 8.00x -> 8.15x without SEC002; with every rule 7.12x -> 7.40x,
+# 9.04x -> 9.32x, 9.43x -> 9.44x, 8.39x -> 8.33x (the section now outlives the mime types'
+# transient read of SEC002's site, helper lint500).
+WITHOUT_THE_MODEL = "SEC002,CTX011"
+
 # SEC002 asks the request model about one access file alone (90c529f, issue 11: one place
 # decides whether a file is sent): the model's own configuration of the file comes on top
 # of lint's. The bounds above are lint without it, so that they keep guarding what they
@@ -187,7 +196,7 @@ def _one_mb(tmp_path: Path, shape: str) -> Path:
 @pytest.mark.parametrize(("shape", "command"), sorted(BOUNDS))
 def test_memory_of_a_1_mb_access_file_is_bounded(tmp_path: Path, shape: str,
                                                  command: str) -> None:
-    ratio = traced_ratio(command, _one_mb(tmp_path, shape), ignore="SEC002")
+    ratio = traced_ratio(command, _one_mb(tmp_path, shape), ignore=WITHOUT_THE_MODEL)
     assert ratio < BOUNDS[(shape, command)], f"{shape} {command}: {ratio:.1f}x the file"
 
 
@@ -207,5 +216,5 @@ def test_memory_grows_linearly_with_the_file(tmp_path: Path) -> None:
         data = make_text("templates", size)
         assert data is not None
         path.write_bytes(data)
-        ratios.append(traced_ratio("lint", path, ignore="SEC002"))
+        ratios.append(traced_ratio("lint", path, ignore=WITHOUT_THE_MODEL))
     assert ratios[1] < ratios[0] * 1.3, ratios

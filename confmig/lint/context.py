@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from confmig.apache.modules import ModuleSet
     from confmig.apache.registry import AllowOverride, DirectiveInfo, Registry
     from confmig.lint.rule import Rule
+    from confmig.model.htaccess import AccessFiles
     from confmig.model.sections import ConfigSection
     from confmig.model.site import Site, VirtualServer
 
@@ -301,6 +302,13 @@ class FileContext:
     _lines_cache: list[str] | None = field(default=None, repr=False)
     _scope_cache: Scopes | None = field(default=None, repr=False)
     _rewrite_scope_cache: list[Scope] | None = field(default=None, repr=False)
+    # Kept for the tree rules once the per-file ones are done (a serial run, lint_plans): what
+    # a tree rule needs of the file can be worked out then, from the context at hand.
+    at_hand: bool = False
+    # The request model's reader of this file, its answer asked (confmig.lint.access_model:
+    # CTX011 and SEC002 read one section of the file, not one each), with the access file
+    # names it was asked with.
+    model_access: tuple[tuple[str, ...], AccessFiles] | None = field(default=None, repr=False)
 
     @property
     def allow_override(self) -> frozenset[str]:

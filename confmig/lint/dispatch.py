@@ -55,6 +55,9 @@ class RuleSet:
         self._needs: list[tuple[frozenset[str], tuple[str, ...]]] = []
         self._file_hooks: list[tuple[Rule, int]] = []
         self.tree_rules: list[Rule] = []
+        # The tree rules whose findings give way to another rule's error on the same line
+        # (Rule.defers_to_errors: see without_repeats).
+        self.deferring: set[str] = set()
         self.summary_rules: list[Rule] = []
         for rule in rules:
             self._add(rule)
@@ -98,6 +101,8 @@ class RuleSet:
             self._file_hooks.append((rule, self._need_of(rule.file_directives)))
         if _overrides(cls, "check_tree"):
             self.tree_rules.append(rule)
+            if rule.defers_to_errors:
+                self.deferring.add(rule.code)
             if _overrides(cls, "summarize"):
                 self.summary_rules.append(rule)
 
@@ -211,6 +216,17 @@ class RuleSet:
                 where = ctx.files[0].path if ctx.files else "<tree>"
                 out.append(internal_error(rule, where, exc))
         return out
+
+
+def without_repeats(tree: Findings, others: Iterable[Findings], codes: set[str]) -> Findings:
+    """*tree* (the tree rules' findings) less those of a rule of *codes* on a line where
+    another rule reports an error (in *others*, the files' findings, or in *tree*): the more
+    specific finding is kept, not both.  Nothing is read unless such a finding is there."""
+    if not codes or codes.isdisjoint(tree.codes()):
+        return tree
+    errors = {(f.file, f.line) for found in (*others, tree) for f in found
+              if f.severity is Severity.error and f.code not in codes}
+    return Findings(f for f in tree if f.code not in codes or (f.file, f.line) not in errors)
 
 
 def _need(names: frozenset[str]) -> tuple[frozenset[str], tuple[str, ...]]:

@@ -35,7 +35,7 @@ from confmig.lint.context import (
     make_overrides,
     split_lines,
 )
-from confmig.lint.dispatch import INTERNAL_CODE, RuleSet
+from confmig.lint.dispatch import INTERNAL_CODE, RuleSet, without_repeats
 from confmig.lint.finding import Finding, Findings, codes_of, forget_messages
 from confmig.lint.rule import rule_codes
 from confmig.lint.rules.ctx.ctx009_access_file_not_read import problem_findings
@@ -155,6 +155,7 @@ def lint_plans(env: Environment, rules: RuleSet, plans: list[AccessPlan],
         return
     for plan in plans:
         ctx = load_plan(env, plan)
+        ctx.at_hand = summarize  # (kept below for the tree rules)
         plan.findings, plan.summaries = _check_plan(rules, ctx, summarize)
         if summarize:
             ctx.forget_derived()   # (what the per-file rules needed: not the tree rules)
@@ -447,7 +448,9 @@ def _lint_access_files(linted: Path, files: list[Path], env: Environment, rules:
         )
         if listing is not None:
             remember(lint_ctx, listing)
-        tree_findings = rules.check_tree(lint_ctx)
+        tree_findings = without_repeats(rules.check_tree(lint_ctx),
+                                        [p.findings for p in plans if p.findings],
+                                        rules.deferring)
         # A tree rule's closure can put lint_ctx in a reference cycle, which only the cycle
         # collector frees (seldom during a lint, see _collect_less): let go of the files'
         # trees now (a 1 MB file's tree stayed alive through the sort of its findings).
@@ -523,7 +526,7 @@ def _check(rules: RuleSet, contexts: list[FileContext], tree: LintContext,
         if found:
             suppressions[ctx.path] = found
     if rules.has_tree_rules:
-        out += rules.check_tree(tree)
+        out += without_repeats(rules.check_tree(tree), [out], rules.deferring)
     return out
 
 

@@ -87,6 +87,9 @@ class Rule:
     # lower-case names ("rewrite*": any name with that prefix); empty: for every file.  A
     # rule names them when it can find nothing in a file without them.
     file_directives: ClassVar[frozenset[str]] = frozenset()
+    # True: a finding of this rule on a line another rule reports as an error is dropped (the
+    # other rule says it more precisely; the engine filters, whatever rules a run selects).
+    defers_to_errors: ClassVar[bool] = False
 
     def check_directive(self, node: Directive | Section, parents: tuple[Section, ...],
                         ctx: FileContext) -> Iterable[Finding]:

@@ -85,6 +85,14 @@ INDEX: dict[str, dict[str, str | tuple[str, ...]]] = {
         "hooks": ("check_file",),
         "file_directives": ("require",),
     },
+    "CTX011": {
+        "module": "confmig.lint.rules.ctx.ctx011_htaccess_answers_500",
+        "name": "htaccess-answers-500",
+        "directives": (),
+        "kinds": ("htaccess",),
+        "hooks": ("check_tree", "summarize"),
+        "file_directives": (),
+    },
     "DEP001": {
         "module": "confmig.lint.rules.dep.dep001_access_compat",
         "name": "deprecated-access-control",

@@ -120,21 +120,46 @@ def _holes_of_file(ctx: LintContext, entry: AccessEntry) -> list[SampleFile]:
     file as lint read it (:func:`sent_with`) — see :func:`_holes`."""
     root = os.path.join("/", entry.directory or "/")
     targets = samples(root)
-    access = {os.path.join(root, access_names(ctx.server)[0]): entry.context.loaded}
-    return _holes(targets, sent_with(root, targets, access, ctx.server, ctx.workspace.state))
+    context = entry.context
+    names = access_names(ctx.server)
+    access = {os.path.join(root, names[0]): context.loaded}
+    return _holes(targets, sent_with(root, targets, access, ctx.server, ctx.workspace.state,
+                                     context))
 
 
 def sent_with(document_root: str, targets: list[SampleFile], access: Mapping[str, LoadedConfig],
-              server: LoadedConfig | None, state: ReadState) -> list[SampleFile]:
+              server: LoadedConfig | None, state: ReadState,
+              context: FileContext | None = None) -> list[SampleFile]:
     """The targets whose own content the main server sends (2xx with that file) when
     ``document_root`` is its DocumentRoot, asked of the request model over a filesystem
     holding just the targets and the access files of ``access`` (path → content: nothing
     else of this machine is read), with ``server``'s configuration or, without one, the one
-    lint assumes (:func:`~confmig.model.listed_files.listed_site`)."""
+    lint assumes (:func:`~confmig.model.listed_files.listed_site`).  *context*: the one
+    access file's, whose section the model built for CTX011 is read again, not built
+    twice (:func:`_share_reader`)."""
     from confmig.model.listed_files import listed_site
 
     site = listed_site(document_root, [t.path for t in targets], access, server, state)
+    if context is not None:
+        _share_reader(site, context)
     return [t for t in targets if _sends(site, site.main, t)]
+
+
+def _share_reader(site: Site, context: FileContext) -> None:
+    """Let *site* read the access file through the model's reader CTX011 asked
+    (:mod:`confmig.lint.access_model`), when there is one that reads it as the site would:
+    the same file under the same path, with the same modules.  The reader holds nothing but
+    that file (any other access file is absent, as for the site's own listed files), and it
+    keeps its answer per directory and overrides, so a walk that reaches the file with the
+    overrides CTX011 asked with reads the section already built."""
+    if context.model_access is None:
+        return
+    names, reader = context.model_access
+    own = site.access_files
+    if names != tuple(site.main.access_names) or \
+            reader.state.modules.identifiers != own.state.modules.identifiers:
+        return
+    site.access_files = reader
 
 
 def _served(ctx: LintContext, candidates: list[SampleFile]) -> list[SampleFile]:
