@@ -17,7 +17,7 @@ from confmig.model.rewrite.expand import (
     expand_tracking,
 )
 from confmig.model.rewrite.outcome import CondStep, Step
-from confmig.model.rewrite.regex import Captures, to_bytes
+from confmig.model.rewrite.regex import Captures, Regex, to_bytes
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, RewriteRule
 from confmig.model.rewrite.state import EvalState
@@ -61,7 +61,7 @@ CondCheck = Callable[[EvalState], bool]
 # dropped first: a process that has linted many files still shares for the next one.
 _SHARED_CHECKS: OrderedDict[tuple[str, str, str, bool, bool], CondCheck] = OrderedDict()
 _SHARED_EVERY: OrderedDict[tuple[tuple[CondCheck, bool], ...], CondCheck] = OrderedDict()
-_MAX_SHARED_CHECKS = 4096
+_MAX_SHARED_CHECKS = 1024
 
 
 def _shared(table: OrderedDict, key: Hashable) -> CondCheck | None:
@@ -102,6 +102,30 @@ def _checker(c: Condition) -> CondCheck:
     return check
 
 
+class _RegexCheck:
+    """A regex condition's checker (its bound :meth:`holds`, or :meth:`fails` for ``!``): the
+    pattern searched in the test string's value.  A slotted object and its bound method, ~140
+    bytes, where a closure over two cells and the bound search it held took ~350: a lint of a
+    1 MB chain of distinct conditions kept one per condition that SEC002's requests reached
+    (issue 10)."""
+
+    __slots__ = ("regex", "value")
+
+    def __init__(self, regex: Regex, value: Callable[[EvalState], str]) -> None:
+        self.regex = regex
+        self.value = value
+
+    def holds(self, st: EvalState) -> bool:
+        captures = self.regex.search(self.value(st))
+        if captures is None:
+            return False
+        st.br_cond = captures
+        return True
+
+    def fails(self, st: EvalState) -> bool:
+        return self.regex.search(self.value(st)) is None
+
+
 def _fast_checker(c: Condition) -> CondCheck | None:
     """:func:`_checker`'s function of the condition's test, kind, pattern, ``!`` and
     ``[NC]`` (its regex is compiled from the pattern with ``[NC]``); None for the kinds that
@@ -109,17 +133,8 @@ def _fast_checker(c: Condition) -> CondCheck | None:
     kind, negate, pattern = c.kind, c.negate, c.pattern
     value = compile_value(c.test)
     if kind == "regex":
-        search = c.regex.search  # type: ignore[union-attr]
-        if negate:
-            return lambda st: search(value(st)) is None
-
-        def regex(st: EvalState) -> bool:
-            captures = search(value(st))
-            if captures is None:
-                return False
-            st.br_cond = captures
-            return True
-        return regex
+        check = _RegexCheck(c.regex, value)  # type: ignore[arg-type]
+        return check.fails if negate else check.holds
     if kind == "=" and not c.nocase:
         if c.test == "%{HTTPS}":  # the usual "=on"/"!=on": both answers known up front
             on, off = (pattern == "on") != negate, (pattern == "off") != negate
@@ -207,12 +222,21 @@ def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
     return lookup
 
 
+def _template(c: Condition) -> Callable[..., str]:
+    """The condition's test string expansion, made on its first evaluation by
+    :func:`_apply_cond` and kept by the condition (a condition made it when parsed: a lint of
+    a 1 MB chain of 24,000 distinct conditions kept one per condition, with its tokens and
+    resolver, though none was evaluated: 41.6x the file without SEC002, 14.9x now; issue 10)."""
+    template = c.template = compile_template(c.test)
+    return template
+
+
 def _apply_cond(c: Condition, st: EvalState) -> bool:
     flags = c.flags  # (read once: the condition's attributes of the same names read it)
     kind = flags.kind
     detail = ""
     if kind == "regex":  # the common case first
-        test = c.template(st, None)
+        test = (c.template or _template(c))(st, None)
         captures = c.regex.search(test)  # type: ignore[union-attr]
         rc = captures is not None
         if rc and not flags.negate:
@@ -223,7 +247,7 @@ def _apply_cond(c: Condition, st: EvalState) -> bool:
         if rc and not flags.negate:  # %N now refer to the expression's last regex match
             st.br_cond = source
     else:
-        test = c.template(st, None)
+        test = (c.template or _template(c))(st, None)
         fs = st.request.fs
         if kind == "-f":
             rc = fs.is_file(test)

@@ -8,11 +8,15 @@ It also tracks where the (first, or with ``[QSL]`` last) ``?`` of a substitution
 for Apache's 2.4.60+ rule that a ``?`` produced by an expansion (say ``$1`` holding a decoded
 ``%3F``) makes the request 403 unless the rule has ``[UnsafeAllow3F]``.
 
-Templates come from the config, so each is tokenised once and cached.
+Templates come from the config, so each is tokenised once and cached; the caches are
+bounded (the least recently used dropped first): a file of thousands of distinct test strings
+kept a token tuple, a template and a resolver per string for the life of the process (issue
+10).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from confmig.model.rewrite.rules import RewriteRule
@@ -25,7 +29,7 @@ _SPAN, _RAW, _VAR, _REF, _MAP = range(5)
 # The same kinds by public name, for readers of tokenize() (the nginx emitter).
 TOKEN_SPAN, TOKEN_RAW, TOKEN_VAR, TOKEN_REF, TOKEN_MAP = _SPAN, _RAW, _VAR, _REF, _MAP
 Token = tuple  # (kind, ...)
-_cache: dict[str, tuple[Token, ...]] = {}
+_CACHED = 1024  # templates kept tokenised and compiled, each cache (as regex._compiled)
 _SPECIALS = "\\$%"
 
 
@@ -61,11 +65,9 @@ def _find_char_in_curlies(s: str, i: int, ch: str) -> int:
     return -1
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def tokenize(text: str) -> tuple[Token, ...]:
     """Split a template into tokens (cached)."""
-    cached = _cache.get(text)
-    if cached is not None:
-        return cached
     tokens: list[Token] = []
     n = len(text)
     i = 0
@@ -117,9 +119,7 @@ def tokenize(text: str) -> tuple[Token, ...]:
         if j > i:
             tokens.append((_SPAN, text[i:j]))
         i = j
-    result = tuple(tokens)
-    _cache[text] = result
-    return result
+    return tuple(tokens)
 
 
 def expand(text: str, st: EvalState, rule: RewriteRule | None = None) -> str:
@@ -128,15 +128,12 @@ def expand(text: str, st: EvalState, rule: RewriteRule | None = None) -> str:
 
 
 Template = Callable[[EvalState, "RewriteRule | None"], str]
-_compiled: dict[str, Template] = {}
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def compile_template(text: str) -> Template:
     """A function expanding *text*; constant and single-``%{VAR}`` templates (most test
     strings) get a direct path."""
-    func = _compiled.get(text)
-    if func is not None:
-        return func
     tokens = tokenize(text)
     if not tokens:
         func = _const("")
@@ -147,7 +144,6 @@ def compile_template(text: str) -> Template:
         func = lambda st, rule: resolve(st)  # noqa: E731
     else:
         func = lambda st, rule: expand_tracking(text, st, rule, track=False)[0]  # noqa: E731
-    _compiled[text] = func
     return func
 
 
@@ -156,16 +152,13 @@ def _const(value: str) -> Template:
 
 
 Value = Callable[[EvalState], str]
-_values: dict[str, Value] = {}
 
 
+@functools.lru_cache(maxsize=_CACHED)
 def compile_value(text: str) -> Value:
     """A function expanding the test string *text* of a RewriteCond (no rule: no ``[B]``
     escaping): a constant, the variable's resolver itself for a lone ``%{VAR}``, else the
     general expansion."""
-    func = _values.get(text)
-    if func is not None:
-        return func
     tokens = tokenize(text)
     if not tokens:
         func = _constant("")
@@ -175,7 +168,6 @@ def compile_value(text: str) -> Value:
         func = tokens[0][2]
     else:
         func = lambda st: expand_tracking(text, st, None, track=False)[0]  # noqa: E731
-    _values[text] = func
     return func
 
 

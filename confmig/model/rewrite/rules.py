@@ -78,8 +78,6 @@ class Condition:
     def __init__(self, directive: Directive | None, test: str, raw_pattern: str,
                  flags: CondFlags = NO_COND_FLAGS, regex: Regex | None = None,
                  expr: Expr | None = None) -> None:
-        from confmig.model.rewrite.expand import compile_template  # expand imports this module
-
         self.directive = directive
         words = directive.args if directive is not None else ()
         self._test = None if len(words) > 1 and words[0] == test else test
@@ -87,9 +85,10 @@ class Condition:
         self.flags = flags
         self.regex = regex  # kind "regex": the pattern, compiled with ``nocase``
         self.expr = expr  # kind "expr": the ap_expr, parsed with the configuration
-        self.template: Callable[..., str] = compile_template(test)
-        # The condition as one function of the evaluation state (apply._checker), made on
-        # first use.
+        # The test string's expansion (apply._template) and the condition as one function of
+        # the evaluation state (apply._checker), made on first use: a lint evaluates a
+        # condition only where SEC002's requests reach it.
+        self.template: Callable[..., str] | None = None
         self.check: Callable[..., bool] | None = None
 
     @property
