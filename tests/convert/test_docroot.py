@@ -157,3 +157,15 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and "error:" in result.stderr
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("options", [NO_CHECK, SERVE_500])
+def test_a_run_of_blank_lines_is_moved_line_for_line(tmp_path: Path, options: Options) -> None:
+    """The parser makes a run of blank lines one Blank node (issue 10: a 1 MB file of blank
+    lines was 66x its size); the moved block still has each of them, as written or as a
+    commented-out file (``Bogus`` makes Apache answer 500: --serve-500 comments it out)."""
+    text = "Header set X-A a\n\n\n\nBogus x\n  \n\t\nHeader set X-B b\n"
+    result = convert("httpd", site(tmp_path, {"sub/.htaccess": text}), options=options)
+    body = result.text.split(f'<Directory "{tmp_path}/sub">\n', 1)[1].split("</Directory>")[0]
+    blank = [line for line in body.split("\n") if not line.strip()]
+    assert len(blank) == 5 + 1  # and the empty string after the body's last newline

@@ -151,8 +151,8 @@ def _all_commented(plan: FilePlan, body: Block, indent: str) -> None:
         body.add(comment_out(plan.text, indent) if plan.text.strip() else "")
         return
     for node in config.nodes:
-        if isinstance(node, Blank):
-            body.add("\n", node)
+        if isinstance(node, Blank):  # a run of blank lines (syntax.ast.Blank): one each
+            body.add("\n" * (node.end_line - node.line + 1), node)
         else:
             body.add(comment_out(_printed(node), indent), node)
 
@@ -178,6 +178,10 @@ def _node(plan: FilePlan, node: Node, body: Block, indent: str) -> None:
         for child in node.children:
             _node(plan, child, body, indent)
         body.add(indent_first_line(as_read(node.close_raw) or f"</{node.name}>", indent), node)
+        return
+    if isinstance(node, Blank) and node.end_line > node.line:
+        # a run of blank lines, each one whole physical line (syntax.ast.Blank): one each
+        body.add("\n" * (node.end_line - node.line + 1), node)
         return
     body.add(indent_first_line(as_read(node.raw), indent), node)
 
