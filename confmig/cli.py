@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 import typer
 
 from confmig import __version__
-from confmig.console import consoles, print_bytes_as_read, print_error
+from confmig.console import consoles, print_bytes_as_read, print_error, printable
 from confmig.convert import registry as converters
 from confmig.syntax.ast import ReadLimitError
 
@@ -80,7 +80,7 @@ def server_config(config: Path | None, paths: list[Path], no_config: bool) -> Pa
 
     try:
         return choose(config, paths, no_config,
-                      lambda note: err.print(note, markup=False, highlight=False))
+                      lambda note: err.print(printable(note), markup=False, highlight=False))
     except ConfigChoiceError as exc:
         fail(str(exc))
 
@@ -131,14 +131,14 @@ def parse(
     with directory_progress(err) as on_directory:
         ws = load_path(path, config, set(define or []), on_directory, follow_symlinks)
     for note in ws.notes:
-        err.print(f"note: {note}", markup=False, highlight=False)
+        err.print(f"note: {printable(note)}", markup=False, highlight=False)
     if fmt is ParseFormat.json:  # one line, as crossplane; streamed, one node at a time
         out.file.writelines(workspace_json_chunks(ws))
         out.file.write("\n")
     else:
         print_tree(ws, out)
     for error in ws.errors:
-        err.print(f"{error}", markup=False)
+        err.print(printable(f"{error}"), markup=False)
     raise typer.Exit(2 if ws.errors else 0)
 
 
@@ -309,9 +309,9 @@ def replay_requests(path: Path, root: Path | None, config: Path | None, define: 
     if not json_lines:
         print_summary(summary, out)
     for bad in summary.bad[:20]:
-        err.print(f"{path}:{bad.line}: not evaluated: {bad.why}", markup=False)
+        err.print(printable(f"{path}:{bad.line}: not evaluated: {bad.why}"), markup=False)
     if len(summary.bad) > 20:
-        err.print(f"{path}: {len(summary.bad) - 20} more bad line(s)", markup=False)
+        err.print(printable(f"{path}: {len(summary.bad) - 20} more bad line(s)"), markup=False)
 
 
 AGAINST_MAX_REQUESTS = 10_000  # distinct requests sent to both servers by --against
@@ -564,7 +564,7 @@ def main() -> None:
     try:
         app()
     except ReadLimitError as exc:  # input beyond confmig's own limits: file:line, exit 2
-        err.print(f"error: {exc}", markup=False, highlight=False)
+        err.print(f"error: {printable(str(exc))}", markup=False, highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -97,3 +98,22 @@ def test_loader_never_raises_on_mutated_configs(tmp_path: Path, text: str) -> No
         assert error.message
     ws = load_path(conf)
     assert ws.server is not None
+
+
+def test_parse_tree_shows_odd_file_names_as_they_are(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory name that reads as rich markup (``a[/bold]b``: a MarkupError traceback) or
+    holds a newline (a report line beginning ``::error``, which GitHub Actions reads as a
+    command) is shown, escaped, in the tree; an error inside such a file too."""
+    odd = tmp_path / "a[/bold]b"
+    nl = tmp_path / "x\n::error file=p::o"
+    for folder, text in ((odd, "Options -Indexes\n"), (nl, "<Files a>\n")):
+        folder.mkdir(parents=True)  # "a[" holds "bold]b"
+        (folder / ".htaccess").write_text(text)
+    monkeypatch.chdir(tmp_path)  # short names: the tree is not cut at the width
+    result = CliRunner().invoke(app, ["parse", "."])
+    assert result.exit_code == 2, result.output  # the unclosed <Files>
+    assert "a[/bold]b/.htaccess" in result.stdout
+    assert "x\\x0a::error file=p::o/.htaccess" in result.stdout
+    assert "x\\x0a::error file=p::o/.htaccess:1:1: <Files> was not closed" in result.stderr
+    assert not any(line.lstrip("│├└─ ").startswith("::") for line in result.output.splitlines())

@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 from rich.tree import Tree
 
+from confmig.console import printable
 from confmig.load.workspace import Workspace
 from confmig.syntax import ConfigFile, Directive, Node, Section
 from confmig.syntax.jsonform import error_json, file_header, file_json, parsed_chunks
@@ -128,13 +130,20 @@ def _add(tree: Tree, nodes: list[Node]) -> None:
             _add(branch, node.children)
 
 
+def _shown(text: object) -> str:
+    """A file name or an error inside a label's markup: its control characters escaped
+    (:func:`confmig.console.printable`) and its ``[`` too, so that a name such as
+    ``a[/bold]b`` is shown as it is, not read as markup (a rich MarkupError)."""
+    return escape(printable(str(text)))
+
+
 def workspace_tree(ws: Workspace) -> Tree:
     root = Tree("[bold]configuration[/]")
     for config in _all_files(ws):
         status = "[green]ok[/]" if config.ok else "[red]failed[/]"
-        branch = root.add(f"[bold]{config.path}[/] {status}")
+        branch = root.add(f"[bold]{_shown(config.path)}[/] {status}")
         for error in config.errors:
-            branch.add(f"[red]{error}[/]")
+            branch.add(f"[red]{_shown(error)}[/]")
         _add(branch, config.nodes)
     return root
 
@@ -167,8 +176,9 @@ def _node_items(nodes: list[Node]) -> Iterator[_Item]:
 def _file_items(ws: Workspace) -> Iterator[_Item]:
     for config in _all_files(ws):
         status = "[green]ok[/]" if config.ok else "[red]failed[/]"
-        errors: Iterator[_Item] = ((f"[red]{e}[/]", None, iter(())) for e in config.errors)
-        yield (f"[bold]{config.path}[/] {status}", None,
+        errors: Iterator[_Item] = ((f"[red]{_shown(e)}[/]", None, iter(()))
+                                   for e in config.errors)
+        yield (f"[bold]{_shown(config.path)}[/] {status}", None,
                itertools.chain(errors, _node_items(config.nodes)))
 
 
