@@ -169,3 +169,17 @@ def test_a_run_of_blank_lines_is_moved_line_for_line(tmp_path: Path, options: Op
     body = result.text.split(f'<Directory "{tmp_path}/sub">\n', 1)[1].split("</Directory>")[0]
     blank = [line for line in body.split("\n") if not line.strip()]
     assert len(blank) == 5 + 1  # and the empty string after the body's last newline
+
+
+@pytest.mark.parametrize("name", ["x\nRequire all granted #", "x\rAllow from all",
+                                  'x">\nRequire all granted\n<Directory "y'])
+def test_a_directory_name_with_a_line_break_is_refused(tmp_path: Path, name: str) -> None:
+    """Apache's configuration cannot name such a directory (a <Directory> line is one line):
+    the name's second line was written out live (a directive of its own at server level, or
+    quotes that closed the section early and moved the file's lines to another block)."""
+    root = site(tmp_path, {f"{name}/.htaccess": "Require all denied\n"})
+    with pytest.raises(ConvertError, match="line break"):
+        convert("httpd", root, options=NO_CHECK)
+    result = CliRunner().invoke(app, ["convert", "--to", "httpd", str(root)])
+    assert result.exit_code == 2
+    assert "Require all granted" not in result.stdout and "Allow from all" not in result.stdout

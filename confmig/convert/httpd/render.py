@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from confmig.console import printable
 from confmig.convert.httpd.denied import DENY_LINES, listing_lines
 from confmig.convert.httpd.judge import Verdict
 from confmig.convert.httpd.plan import EMPTY_CONFIG, FilePlan, FileStatus
@@ -68,7 +69,7 @@ def render_block(plan: FilePlan, *, keep_500: bool, indent: str = "") -> Block:
     origin = f"{access.path}"
     if access.link:
         origin += f" (reached through the symlink {access.link})"
-    block.add(f"{indent}# {origin}")
+    block.add(f"{indent}# {printable(origin)}")  # (a name may hold a line break)
     block.add(f"{indent}<Directory {directory_arg(access.directory)}>")
     block.extend(render_body(plan, keep_500=keep_500, indent=indent + INDENT))
     block.add(f"{indent}</Directory>")

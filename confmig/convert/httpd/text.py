@@ -7,7 +7,13 @@ change the value of a quoted argument that spans them.
 
 from __future__ import annotations
 
+from confmig.console import printable
+from confmig.convert.result import ConvertError
+
 _FNMATCH = "*?["
+# Where Apache's reader ends a line (confmig.syntax.reader): a directory name holding one
+# cannot be written in a <Directory> line.
+_LINE_BREAKS = "\n\r"
 
 
 def directory_arg(path: str) -> str:
@@ -17,7 +23,16 @@ def directory_arg(path: str) -> str:
     name contains one of them is written with each such character in a one-character class
     (``[[]``), and ``\\`` doubled (fnmatch's escape character once the path has a wildcard).
     The word is then quoted for Apache's config reader (``\\`` and ``\"`` inside quotes).
+
+    A name holding a line break cannot be written in one line: the conversion stops with
+    :class:`ConvertError` rather than write a block whose second line Apache would read as
+    directives of their own (a directory named ``x\nRequire all granted`` put that line,
+    live, in the output, and quotes in the name could close the section early).
     """
+    if any(c in path for c in _LINE_BREAKS):
+        raise ConvertError(f"{printable(path)}: a directory name holding a line break "
+                           "cannot be named in Apache's configuration (a <Directory> line "
+                           "is one line); not converted")
     if needs_fnmatch_escape(path):
         path = "".join(f"[{c}]" if c in _FNMATCH else "\\\\" if c == "\\" else c
                        for c in path)
