@@ -99,7 +99,8 @@ def test_lint_on_a_terminal_prints_with_rich(tmp_path: Path, htaccess: Path) -> 
 
 def test_lint_of_one_file_without_sec002_loads_no_request_model(tmp_path: Path,
                                                                 htaccess: Path) -> None:
-    names = imported(tmp_path, "lint", "--no-cache", "--no-config", "--ignore", "SEC002",
+    # (CTX011 asks the model which lines Apache refuses: the section, not a site)
+    names = imported(tmp_path, "lint", "--no-cache", "--no-config", "--ignore", "SEC002,CTX011",
                      str(htaccess))
     # The other rules read the file and the Apache facts: no site is built, no request
     # evaluated, and each module's config is loaded where it is asked for (the expression
