@@ -16,10 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from confmig.cli import app
 from confmig.servers import ApacheServer, http_get, make_docroot
+from tests.convert.cases import convert_httpd
 
 pytestmark = pytest.mark.apache
 
@@ -46,8 +45,7 @@ def site_config(root: Path) -> str:
             f"</Directory>\n")
 
 
-def convert(*args: str):
-    return CliRunner().invoke(app, ["convert", "--to", "httpd", *args])
+convert = convert_httpd  # confmig convert --to httpd ARGS
 
 
 def state(*directories: Path) -> dict[str, tuple[bytes, int]]:

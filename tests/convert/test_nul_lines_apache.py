@@ -7,7 +7,6 @@ site answers as the original on real Apache (issue 10)."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,9 +14,10 @@ import pytest
 
 from confmig.convert import Options, convert_docroot
 from confmig.convert.httpd.text import as_read
-from confmig.servers import find_apache, http_get, make_docroot
+from confmig.servers import find_apache, http_get
 from confmig.verify import VerifyRequest, verify
 from confmig.verify.session import prepare
+from tests.convert.cases import case_docroot
 
 pytestmark = pytest.mark.apache
 
@@ -56,14 +56,7 @@ def test_as_read_never_keeps_a_nul() -> None:
 
 @pytest.fixture(scope="module")
 def docroot() -> Iterator[Path]:
-    files: dict[str, str | bytes] = {"index.html": "top\n"}
-    for name, (htaccess, _) in CASES.items():
-        files[f"{name}/.htaccess"] = htaccess
-        files[f"{name}/index.html"] = f"{name}\n"
-        files[f"{name}/sub/x.txt"] = "x\n"
-    root = make_docroot(prefix="confmig-nul-", files=files)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    yield from case_docroot(CASES, "confmig-nul-")
 
 
 def test_the_converted_text_holds_no_nul(docroot: Path) -> None:

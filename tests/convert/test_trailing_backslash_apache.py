@@ -23,14 +23,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from confmig.cli import app
 from confmig.convert import ConvertRequest, Options, WriteRefused, run
 from confmig.convert.httpd.text import ended, ensure_newline
 from confmig.servers import ApacheServer, http_get, make_docroot
 from confmig.syntax.reader import SERVER_MAX_LINE, ConfigReader
 from confmig.verify import VerifyRequest, verify
+from tests.convert.cases import case_docroot, convert_httpd
 
 pytestmark = pytest.mark.apache
 
@@ -74,14 +73,7 @@ def answers(base_url: str) -> dict[str, tuple[int, str | None, int]]:
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Path]:
-    files: dict[str, str | bytes] = {"index.html": "top\n"}
-    for name, (htaccess, _) in CASES.items():
-        files[f"{name}/.htaccess"] = htaccess
-        files[f"{name}/index.html"] = f"{name}\n"
-        files[f"{name}/sub/x.txt"] = "x\n"
-    root = make_docroot(prefix="confmig-eofbs-", files=files)
-    yield root
-    shutil.rmtree(root, ignore_errors=True)
+    yield from case_docroot(CASES, "confmig-eofbs-")
 
 
 def site_config(root: Path) -> str:
@@ -95,8 +87,7 @@ def site_config(root: Path) -> str:
             f"</Directory>\n")
 
 
-def convert(*args: str):
-    return CliRunner().invoke(app, ["convert", "--to", "httpd", *args])
+convert = convert_httpd  # confmig convert --to httpd ARGS
 
 
 def test_apache_reads_a_trailing_backslash_so(apache_binary, site: Path) -> None:
