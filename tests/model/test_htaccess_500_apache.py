@@ -21,7 +21,8 @@ from confmig.cli import app
 from confmig.lint.testing import ApacheCases, HtaccessCase
 from confmig.load import load_config
 from confmig.model.evaluate import evaluate
-from confmig.model.merge.checks import ipsubnet_problem, limit_methods
+from confmig.model.merge.checks import limit_methods
+from confmig.model.netmatch import ipsubnet_problem
 from confmig.model.request import Request, RequestHeaders
 from confmig.model.site_builder import build_site
 from confmig.servers import ApacheBinary

@@ -11,8 +11,10 @@ from confmig.console import printable
 from confmig.convert.result import ConvertError
 
 _FNMATCH = "*?["
-# Where Apache's reader ends a line (confmig.syntax.reader): a directory name holding one
-# cannot be written in a <Directory> line.
+# LF ends a line in Apache's reader (confmig.syntax.reader, checked against Apache by
+# tests/test_syntax_reader_apache.py): a directory name holding one cannot be written in a
+# <Directory> line.  A CR is refused too, as the safe choice, not because Apache was seen to
+# end a line there (it does not: a CR-only file is one line).
 _LINE_BREAKS = "\n\r"
 
 

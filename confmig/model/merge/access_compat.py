@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from confmig.model.merge.checks import ipsubnet_problem
 from confmig.model.merge.handlers import handles
-from confmig.model.netmatch import ip_subnet
+from confmig.model.netmatch import ip_subnet, ipsubnet_problem
 from confmig.syntax import Directive
 
 if TYPE_CHECKING:

@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from confmig.model.merge.checks import BUILTIN_METHODS, ipsubnet_problem
+from confmig.model.merge.checks import BUILTIN_METHODS
 from confmig.model.merge.handlers import handles, on_off, takes
-from confmig.model.netmatch import ip_subnet
+from confmig.model.netmatch import ip_subnet, ipsubnet_problem
 from confmig.syntax import Directive, Node
 from confmig.syntax.words import first_word
 

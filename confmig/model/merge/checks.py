@@ -10,13 +10,13 @@ On/Off (``server/config.c``: "X must be On or Off") and, for the directives in
 ``set_cgi_var``; mod_autoindex ``add_opts``/``set_default_order``; mod_mime
 ``multiviews_match``; mod_negotiation ``set_force_priority``; mod_deflate's inflate limits;
 ``Error``), and the core directives Linux builds do not have.
-:func:`ipsubnet_problem` is ``apr_ipsubnet_create``'s refusal (Allow/Deny from, Require ip).
+``apr_ipsubnet_create``'s refusal (Allow/Deny from, Require ip) is
+:func:`confmig.model.netmatch.ipsubnet_problem`, beside its parse.
 Checked on Apache by tests/model/test_htaccess_500_apache.py.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Callable, Iterable
 
 from confmig.syntax import Directive
@@ -111,62 +111,6 @@ def _meet(a: tuple[frozenset[str], bool], b: tuple[frozenset[str], bool]
     if bc:
         return an - bn, False
     return an & bn, False
-
-
-# -- addresses ----------------------------------------------------------------------------
-
-
-def _looks_like_ip(text: str) -> bool:
-    """apr's ``looks_like_ip``: not empty, and IPv6 (a colon) or digits and dots only."""
-    if not text:
-        return False
-    return ":" in text or all(c == "." or (c.isdigit() and c.isascii()) for c in text)
-
-
-def _parse_network(text: str) -> bool:
-    """apr's ``parse_network``: ``a``, ``a.b``, ``a.b.c.`` ... up to four octets."""
-    if len(text) >= len("255.255.255.255") + 1:
-        return False
-    octets = text.split(".")
-    if octets and octets[-1] == "":
-        octets.pop()
-    if not 1 <= len(octets) <= 4:
-        return False
-    return all(o.isdigit() and o.isascii() and int(o) <= 255 for o in octets)
-
-
-def _inet_pton(family: int, text: str) -> bool:
-    try:
-        if family == 4:
-            if text.count(".") != 3 or not all(p.isdigit() for p in text.split(".")):
-                return False
-            ipaddress.IPv4Address(text)
-        else:
-            ipaddress.IPv6Address(text)
-    except ValueError:
-        return False
-    return True
-
-
-def ipsubnet_problem(text: str) -> str | None:
-    """What ``apr_ipsubnet_create`` says of *text* (``addr`` or ``addr/mask``), as its
-    callers report it: None when it is a valid address or subnet, or does not look like an
-    address at all (a host name to Allow/Deny); else the message."""
-    addr, sep, mask = text.partition("/")
-    if not _looks_like_ip(addr):
-        return "An IP address was expected" if sep else None
-    v6 = _inet_pton(6, addr)
-    if not v6 and not _inet_pton(4, addr) and (sep or not _parse_network(addr)):
-        return "The specified IP address is invalid."
-    if sep:
-        maxbits = 128 if v6 else 32
-        if mask.isdigit() and mask.isascii():
-            if 0 < int(mask) <= maxbits:
-                return None
-        elif not v6 and _inet_pton(4, mask):
-            return None
-        return "The specified network mask is invalid."
-    return None
 
 
 # -- values of directives the model has no handler for ---------------------------------------
