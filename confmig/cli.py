@@ -436,7 +436,8 @@ def verify(
     max_requests: Annotated[int, typer.Option("--max-requests", min=1)] = 2000,
     timeout: Annotated[float, typer.Option("--timeout", min=0, help="Time budget, in "
                                            "seconds, for generating and sending the probes "
-                                           "(no request compared is a failure).")] = 120.0,
+                                           "(running out before every probe is compared "
+                                           "is a failure).")] = 120.0,
     fmt: Annotated[VerifyFormat, typer.Option("--format", "-f")] = VerifyFormat.text,
     apache: Annotated[str | None, typer.Option("--apache", help="Apache httpd binary.")]
     = None,
@@ -465,7 +466,8 @@ def verify(
 ) -> None:
     """Run the original and the converted site on real servers and compare their answers.
     Exit 0 when they agree (or differ only where convert said so), 1 on any other
-    difference, 2 on bad input or a missing server."""
+    difference or when --timeout ran out before every probe was compared, 2 on bad input
+    or a missing server."""
     from confmig.verify import VerifyError, VerifyRequest, run_verify
 
     check_paths(("", docroot), ("--config", config), ("--requests", requests))

@@ -79,14 +79,22 @@ class VerifyReport:
         return self.sent - self.errored
 
     @property
+    def incomplete(self) -> bool:
+        """--timeout cut the probes or the requests: some of the site was never compared,
+        so agreement on the rest is not a pass (--max-requests, a sample the user sized,
+        is reported but does not make a run incomplete)."""
+        return self.out_of_time or self.generation_out_of_time
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.unannounced or self.compared == 0 else 0
+        return 1 if self.unannounced or self.compared == 0 or self.incomplete else 0
 
     def summary(self) -> str:
         if self.compared == 0:
             verdict = f"NOT VERIFIED: no request was compared ({self._why_none()})"
         else:
-            verdict = "OK" if not self.unannounced else "DIFFERENT"
+            verdict = ("DIFFERENT" if self.unannounced else "INCOMPLETE" if self.incomplete
+                       else "OK")
         parts = [f"{verdict}: {self.sent} requests to both servers in {self.elapsed:.1f}s",
                  f"{len(self.unannounced)} unexpected difference(s)"
                  + (f" ({len(self.wider)} wider than Apache)" if self.wider else ""),
@@ -96,9 +104,11 @@ class VerifyReport:
         if self.truncated:
             parts.append(f"{self.truncated} more probes over --max-requests")
         if self.generation_out_of_time:
-            parts.append(f"probe generation stopped by --timeout after {self.planned}")
+            parts.append(f"probe generation stopped by --timeout after {self.planned} "
+                         "(raise --timeout to compare the rest)")
         if self.out_of_time:
-            parts.append(f"stopped by --timeout after {self.sent} of {self.planned}")
+            parts.append(f"stopped by --timeout after {self.sent} of {self.planned} "
+                         "(raise --timeout to compare the rest)")
         seen = ", ".join(f"{code}×{n}" for code, n in sorted(self.statuses.items()))
         return "; ".join(parts) + (f" (original answered {seen})" if seen else "")
 
@@ -150,7 +160,7 @@ class VerifyReport:
             "target": self.target, "source": self.source, "ok": self.exit_code == 0,
             "sent": self.sent, "compared": self.compared, "errored": self.errored,
             "planned": self.planned, "truncated": self.truncated,
-            "out_of_time": self.out_of_time,
+            "out_of_time": self.out_of_time, "incomplete": self.incomplete,
             "generation_out_of_time": self.generation_out_of_time,
             "elapsed": round(self.elapsed, 3),
             "statuses": {str(k): v for k, v in sorted(self.statuses.items())},
