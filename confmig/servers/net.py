@@ -7,7 +7,7 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 LOOPBACK = "127.0.0.1"
 
@@ -127,13 +127,19 @@ def http_get(
 
     Nothing is normalised or re-encoded: ``/a/../b``, ``//x`` and ``%2e`` reach the server
     verbatim (only characters ``http.client`` refuses outright — controls and spaces — raise
-    ``http.client.InvalidURL``). Redirects are not followed. A ``Host`` or ``Accept-Encoding``
-    in *headers* replaces the default (``Host: host:port``, ``Accept-Encoding: identity``).
+    ``http.client.InvalidURL``). A character outside ASCII (``/café``, from a --requests file
+    or a probe generated from a pattern) is sent as its UTF-8 bytes percent-encoded, as a
+    browser does, and a header value as its UTF-8 bytes, as curl does from a UTF-8 terminal:
+    the bytes a UTF-8 configuration's patterns are written in. Redirects are not followed. A
+    ``Host`` or ``Accept-Encoding`` in *headers* replaces the default (``Host: host:port``,
+    ``Accept-Encoding: identity``).
     """
     parts = urlsplit(base_url)
     if parts.scheme != "http" or parts.hostname is None:
         raise ValueError(f"http_get only speaks plain http://host:port, got {base_url!r}")
     target = parts.path.rstrip("/") + path if parts.path not in ("", "/") else path
+    if not target.isascii():
+        target = "".join(c if c.isascii() else quote(c, safe="") for c in target)
     headers = dict(headers or {})
     given = {name.lower() for name in headers}
     conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
@@ -141,7 +147,7 @@ def http_get(
         conn.putrequest(method, target, skip_host="host" in given,
                         skip_accept_encoding="accept-encoding" in given)
         for name, value in headers.items():
-            conn.putheader(name, value)
+            conn.putheader(name, value.encode("utf-8", "surrogateescape"))
         if body is not None and "content-length" not in given:
             conn.putheader("Content-Length", str(len(body)))
         conn.endheaders(body)
