@@ -379,7 +379,10 @@ def walk_file(site: Site, server: VirtualServer, filename: str
     found = server.walks.get(filename)
     if found is None:
         walk = directory_walk(site, server, filename)
-        sections = [server.defaults, *walk.sections]
+        # A walk that fails returns before it sets r->per_dir_config (request.c): the
+        # error is answered with the server's defaults alone, so neither an ErrorDocument
+        # nor a "Header always" of the access files it read applies to it.
+        sections = [server.defaults] if walk.status else [server.defaults, *walk.sections]
         if not walk.status:
             env: dict[str, str] = walk.match_env or {}
             sections += file_walk(site.merged(sections)["core"].file_groups, walk.filename, env)

@@ -67,6 +67,7 @@ from confmig.convert.nginx.regex import (
 )
 from confmig.convert.nginx.rewrite import NO_FILE, VARIABLE_MAPS, AliasGuard, q, translate
 from confmig.model.handler import autoindex_handles
+from confmig.model.mapping import APR_PATH_MAX, NAME_MAX
 from confmig.model.merge import error_document_kind
 from confmig.model.plan import (
     ANSWER_FIELDS,
@@ -291,6 +292,7 @@ class Renderer:
             "# Apache answers 400 for a '#' in the request line (a client never sends a",
             "# fragment); nginx would cut the URL there and answer for what is left.",
             'if ($request_uri ~ "#") { return 400; }',
+            *self._too_long_lines(),
             "",
             *(["# Content types: nginx's mime.types, with Apache's TypesConfig where it "
                "differs for", "# the files of the site (" + ", ".join(
@@ -309,6 +311,25 @@ class Renderer:
                       "text/html only", "# (nginx always includes text/html).",
                       "charset_types text/plain;"]
         return lines
+
+    def _too_long_lines(self) -> list[str]:
+        """Apache's 403s for a name too long for the file system, before any rule: a path
+        segment over NAME_MAX bytes in a directory that exists (the directory walk's lstat
+        fails with ENAMETOOLONG, where a missing name would end the walk), and DocumentRoot +
+        URL-path over APR_PATH_MAX (``merge_too_long``).  nginx would go on to its locations
+        and a front controller would answer 200.  Lengths are bytes: nginx's PCRE counts
+        bytes of the decoded ``$uri``, as Apache's walk does."""
+        root = self.plan.document_root.rstrip("/") or "/"
+        longest = APR_PATH_MAX - 3 - len(root.encode("utf-8", "surrogateescape"))
+        directory = self.http.map("$uri", [(f"~(?s)^(?<confmig_long_up>.*?/)[^/]{{{NAME_MAX + 1}}}",
+                                            '"$document_root$confmig_long_up"')], '""')
+        return [
+            "# Apache answers 403 for a name too long for the file system, before any rule:",
+            f"# a path segment over {NAME_MAX} bytes in a directory that exists, or",
+            f"# DocumentRoot + URL-path over {APR_PATH_MAX} bytes (nginx would go on).",
+            f"if (-d {directory}) {{ return 403; }}",
+            f'if ($uri ~ "(?s)^/*+.{{{longest}}}") {{ return 403; }}',
+        ]
 
     # -- one scope ------------------------------------------------------------------------
 
