@@ -93,9 +93,8 @@ LINES = [
     # handlers that counted otherwise: SetEnv takes one or two words; Options none at all
     "SetEnv a b c\n", "SetEnv a b\n", "Options\n",
 ]
-# Not modelled yet (Apache 500, the model 200): mod_filter's checks of a provider (a registered
-# output filter), its expression and the protocol flags ("FilterProvider f DEFLATE bogus",
-# "FilterProtocol f bogus", "AddOutputFilterByType bogus text/html").
+# mod_filter's checks of a provider (a registered output filter), its expression and
+# FilterProtocol's filter and provider: tests/model/test_filter_providers_apache.py.
 
 
 def _model_statuses(apache: ApacheCases, names: list[str]) -> dict[str, int]:

@@ -9,6 +9,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar
 
+import confmig.model.merge.filters  # noqa: F401  (registers the mod_filter directives)
 from confmig.model.mapping import AliasEntry
 from confmig.model.merge.access_compat import AccessDir
 from confmig.model.merge.alias import AliasDir
@@ -109,6 +110,8 @@ class SectionBuilder:
         self.server_redirects: list[AliasEntry] = []
         self.files: list[Any] = []
         self.ifs: list[Any] = []
+        # mod_filter's live_filters: declared filter → its providers (lower case)
+        self.filters: dict[str, set[str]] = {}
         self._built = False
 
     # -- feeding --------------------------------------------------------------------------
