@@ -91,10 +91,11 @@ def _auth_basic_provider(b: SectionBuilder, d: Directive,
     if not d.args:
         return "AuthBasicProvider requires at least one argument"
     for name in d.args:
-        module = KNOWN_PROVIDERS.get(name.lower())
+        # add_authn_provider: ap_lookup_provider's names are case-sensitive ("FILE": 500)
+        module = KNOWN_PROVIDERS.get(name)
         if module is None or not b.has_module(module):
             return (f"Unknown Authn provider: {name}")
-    _basic(b)["providers"] = tuple(a.lower() for a in d.args)
+    _basic(b)["providers"] = tuple(d.args)
     return None
 
 
@@ -123,5 +124,30 @@ def _auth_basic_digest(b: SectionBuilder, d: Directive, _m: frozenset[str] | Non
 def _auth_basic_fake(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
     if (problem := takes(d)) is not None:
         return problem
-    _basic(b)["fake"] = not (len(d.args) == 1 and d.args[0].lower() == "off")
+    off = d.args[0].lower() == "off"  # add_basic_fake: "off" whatever the password
+    if not off:
+        # the user and the password (default "password") are string expressions
+        user, password = d.args[0], d.args[1] if len(d.args) > 1 else "password"
+        problem = (_fake_expression_problem(user, b.restricted)
+                   or _fake_expression_problem(password, b.restricted))
+        if problem is not None:
+            which = ("username expression" if problem[0] == user
+                     else f"password expression associated to user '{user}'")
+            return f"Could not parse fake {which} '{problem[0]}': {problem[1]}"
+    _basic(b)["fake"] = not off
+    return None
+
+
+def _fake_expression_problem(text: str, restricted: bool) -> tuple[str, str] | None:
+    """``ap_expr_parse_cmd(..., AP_EXPR_FLAG_STRING_RESULT)``'s refusal of *text*: (text,
+    message), or None.  A text without ``%``, ``$`` nor backslash is a plain string (no parse,
+    Lark stays unloaded)."""
+    if not any(c in text for c in "%$\\"):
+        return None
+    from confmig.model.expr import ExprError, parse_string_cached
+
+    try:
+        parse_string_cached(text, restricted=restricted)
+    except ExprError as exc:
+        return text, str(exc)
     return None

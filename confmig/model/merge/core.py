@@ -157,7 +157,11 @@ class OptsState:
 
     @property
     def htaccess_enabled(self) -> bool:
-        return bool(self.override) or bool(self.override_list)
+        """request.c reads the access file when ``opts.override`` is not 0, and
+        ``AllowOverride Nonfatal=...`` sets a bit of it (NONFATAL_OVERRIDE/UNKNOWN): with no
+        class besides, the file is read and every directive refused (skipped where the
+        Nonfatal covers it: ``Nonfatal=Override`` still answers 500 for an unknown one)."""
+        return bool(self.override) or bool(self.nonfatal) or bool(self.override_list)
 
 
 # -- directives --------------------------------------------------------------------------
@@ -276,8 +280,12 @@ def _default_charset(b: SectionBuilder, d: Directive, _m: frozenset[str] | None)
     return err
 
 
-_KNOWN_STATUS = frozenset([100, 101, 102, 103, *range(200, 209), 226, *range(300, 309),
-                           *range(400, 419), *range(421, 427), 428, 429, 431, 451,
+# http_protocol.c status_lines: ap_index_of_response maps a code in a gap (NULL: 306, 418,
+# 425...) to 500's line, and set_error_document refuses it; 103 is in Apache 2.4.71's table
+# (every code 95..1001 swept on it; tests/model/test_handled_directives_apache.py keeps the
+# neighbours of the gaps).
+_KNOWN_STATUS = frozenset([100, 101, 102, 103, *range(200, 209), 226, *range(300, 306), 307,
+                           308, *range(400, 418), *range(421, 425), 426, 428, 429, 431, 451,
                            *range(500, 509), 510, 511])
 
 

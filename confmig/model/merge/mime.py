@@ -75,14 +75,20 @@ _MIME_REMOVE = {"removehandler": "handler", "removeencoding": "encoding",
                 "removeinputfilter": "input_filters", "removeoutputfilter": "output_filters"}
 
 
+def _iterated(words: list[str]) -> list[str]:
+    """The words an ITERATE/ITERATE2 directive is invoked with: config.c stops at the first
+    empty one (``""``), and ``takes`` refuses an empty first word."""
+    return words[:words.index("")] if "" in words else words
+
+
 @handles(*_MIME_ADD)
 def _mime_add(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    if len(d.args) < 2:
-        return f"{d.name} requires at least two arguments"
+    if (len(d.args) < 2 or not d.args[0]) and (problem := takes(d)) is not None:
+        return problem
     b.touched.add("mime")
     fname = _MIME_ADD[d.lname]
     value = d.args[0].lower()
-    for ext in d.args[1:]:
+    for ext in _iterated(d.args[1:]):
         key = ext.lower().removeprefix(".")
         b.mime_exts.setdefault(key, {})[fname] = value
     return None
@@ -90,20 +96,20 @@ def _mime_add(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
 
 @handles("removetype")
 def _mime_remove_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    if not d.args:
-        return f"{d.name} requires at least one argument"
+    if (not d.args or not d.args[0]) and (problem := takes(d)) is not None:
+        return problem
     b.touched.add("mime")
-    for ext in d.args:
+    for ext in _iterated(d.args):
         b.mime_exts.setdefault(ext.lower().removeprefix("."), {})["type"] = ""
     return None
 
 
 @handles(*_MIME_REMOVE)
 def _mime_remove(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
-    if not d.args:
-        return f"{d.name} requires at least one argument"
+    if (not d.args or not d.args[0]) and (problem := takes(d)) is not None:
+        return problem
     b.touched.add("mime")
-    for ext in d.args:
+    for ext in _iterated(d.args):
         b.mime_removals.append((ext.lower().removeprefix("."), _MIME_REMOVE[d.lname]))
     return None
 
