@@ -76,8 +76,9 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
                     subject = headers.get(entry.attribute)
                 if subject is None:
                     subject = rnd.env.get(entry.attribute)
-        # a header or variable that is not there is matched as "" (^$ matches it)
-        captures = (entry.empty_match if subject is None else entry.regex.search(subject))
+        # a header or variable that is not there is matched as "" (^$ matches it); the
+        # entry is its regex
+        captures = (entry.empty_match if subject is None else entry.search(subject))
         if captures is None:
             continue
         _assign(ev, rnd, entry, None if entry.literal else captures)

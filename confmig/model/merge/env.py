@@ -3,41 +3,108 @@ UnsetEnv) per-directory configuration and merges."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge.handlers import handles, takes
+from confmig.model.rewrite.regex import Captures, Regex
 from confmig.syntax import Directive
 
 if TYPE_CHECKING:
     from confmig.model.merge.builder import SectionBuilder
 
 
-@dataclass(frozen=True, slots=True)
-class SetEnvIfEntry:
+class SetEnvIfEntry(Regex):
     """One ``SetEnvIf``-family line: attribute, compiled regex, assignments; or a
-    ``SetEnvIfExpr`` line (``expr``, no attribute nor regex)."""
+    ``SetEnvIfExpr`` line (``expr``, no attribute nor regex).
 
-    directive: Directive
-    attribute: str
-    regex: Any  # Regex
-    assignments: tuple[tuple[str, str | None], ...]  # (name, value) ; value None: unset (!name)
-    early: bool = False  # "--early" in server context: run first, at post_read_request
-    # the pattern uses no regex metacharacter (non_regex_pattern): apr_strmatch, and the
-    # values are set as written (no $N)
-    literal: bool = False
-    expr: Any = None  # SetEnvIfExpr's parsed Expr
-    # The attribute in lower case (the special attributes' and the headers' key), made once.
-    key: str = field(init=False, repr=False, compare=False)
-    # The regex's match of "" (what a header that is not there is matched as), made once.
-    empty_match: Any = field(init=False, repr=False, compare=False)
+    A regex line's entry is its own :class:`Regex` (``regex`` is the entry itself), as a
+    RewriteRule is: its compile facts and search state are slots of the entry.  Its pattern
+    and its assignments are read from the directive's words on each use (the pattern when a
+    subject is first searched, the assignments when the line matches), and nothing is
+    searched when the line is read (the empty subject's answer, what a header that is not
+    there is matched as, is known from the compile): a lint of a 1 MB file of 19,288
+    distinct ``SetEnvIfNoCase User-Agent "^BotN[0-9]+" botN`` kept a Regex, a search
+    function made for the empty subject with its cells and compiled pattern, the line's
+    words, the attribute in lower case and the assignments of every line, ~1,150 bytes a
+    line (the model at SEC002's and CTX011's requests, which send no User-Agent; issue 10).
+    The attribute and its lower case are strings shared by the entries that name the same
+    attribute (most files name a few)."""
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "key", self.attribute.lower())
-        object.__setattr__(self, "empty_match",
-                           self.regex.search("") if self.regex is not None else None)
+    __slots__ = ("attribute", "directive", "early", "expr", "key", "literal")
+
+    def __init__(self, directive: Directive, attribute: str, regex: Regex | None,
+                 early: bool = False, literal: bool = False, expr: Any = None) -> None:
+        self.directive = directive
+        # the attribute as written (a special attribute, a header or a variable) and in
+        # lower case (the special attributes' and the headers' key)
+        self.attribute, self.key = _shared_attribute(attribute)
+        # "--early" in server context: run first, at post_read_request
+        self.early = early
+        # the pattern uses no regex metacharacter (non_regex_pattern): apr_strmatch, and the
+        # values are set as written (no $N)
+        self.literal = literal
+        self.expr = expr  # SetEnvIfExpr's parsed Expr
+        if regex is not None:
+            self._shape = regex.shape
+            self._source = None if regex.source == self._word(_PATTERN) else regex.source
+
+    @property
+    def regex(self) -> Regex | None:
+        """The line's compiled pattern: the entry itself (None for a SetEnvIfExpr line)."""
+        return self if self.expr is None else None
+
+    @property
+    def source(self) -> str:
+        """The pattern as written (the directive's word)."""
+        own = self._source
+        return own if own is not None else self._word(_PATTERN)
+
+    @property
+    def assignments(self) -> tuple[tuple[str, str | None], ...]:
+        """(name, value) of each variable the line sets; value None: unset (``!name``)."""
+        args = self.directive.args
+        return tuple(_read_assignments(args[self._word_index(_ASSIGNMENTS):], self.early))
+
+    @property
+    def empty_match(self) -> Captures | None:
+        """The regex's match of "" (what a header that is not there is matched as): asked
+        of PCRE only when the compile found that it matches (or gave up on "")."""
+        if self._shape.empty is False:
+            return None
+        return self.search("")
+
+    def _word_index(self, what: int) -> int:
+        """Where the pattern (``what`` 0) or the first assignment (1) is in the words:
+        BrowserMatch has no attribute word, SetEnvIfExpr has its expression only."""
+        d = self.directive
+        return what if d.lname[0] == "b" or self.expr is not None else what + 1
+
+    def _word(self, what: int) -> str | None:
+        try:
+            return self.directive.arg(self._word_index(what))
+        except IndexError:
+            return None
+
+    def __repr__(self) -> str:
+        return f"<SetEnvIfEntry {self.directive.name} {self.directive.args_text}>"
+
+
+_PATTERN, _ASSIGNMENTS = 0, 1
+# attribute -> (attribute, its lower case), one pair for the entries alike (bounded)
+_ATTRIBUTES: dict[str, tuple[str, str]] = {}
+_MAX_ATTRIBUTES = 1024
+
+
+def _shared_attribute(attribute: str) -> tuple[str, str]:
+    pair = _ATTRIBUTES.get(attribute)
+    if pair is None:
+        pair = (attribute, attribute.lower())
+        if len(_ATTRIBUTES) < _MAX_ATTRIBUTES:
+            _ATTRIBUTES[attribute] = pair
+    return pair
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +158,8 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
     found = _assignments(b, args)
     if isinstance(found, str):
         return found
-    assignments, early = found
     b.touched.add("setenvif")
-    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, tuple(assignments), early,
-                                    _is_literal(pattern)))
+    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, found, _is_literal(pattern)))
     return None
 
 
@@ -111,9 +176,8 @@ def _setenvifexpr(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) ->
     found = _assignments(b, list(d.args[1:]))
     if isinstance(found, str):
         return found
-    assignments, early = found
     b.touched.add("setenvif")
-    b.setenvif.append(SetEnvIfEntry(d, "", None, tuple(assignments), early, expr=expr))
+    b.setenvif.append(SetEnvIfEntry(d, "", None, found, expr=expr))
     return None
 
 
@@ -132,24 +196,32 @@ def _is_literal(pattern: str) -> bool:
     return True
 
 
-def _assignments(b: SectionBuilder, args: list[str]
-                 ) -> tuple[list[tuple[str, str | None]], bool] | str:
-    """``add_envvars``: the variables to set or unset, and ``--early``."""
+def _assignments(b: SectionBuilder, args: list[str]) -> bool | str:
+    """``add_envvars``: whether ``--early`` is given (in server context), or the error of a
+    line without a variable; the entry reads its variables from its words on each use
+    (:func:`_read_assignments`)."""
     if not args:
         return "Missing envariable expression for SetEnvIf"
+    # (a word that partitions to the key "--early" without a value: "--early", "--early=")
+    return b.context == "server" and any(
+        w.partition("=")[0] == "--early" and not w.partition("=")[2] for w in args)
+
+
+def _read_assignments(args: Iterable[str], early: bool) -> list[tuple[str, str | None]]:
+    """``add_envvars``: the variables to set or unset (``--early`` skipped when *early*: it
+    was given in server context, where it is not a variable)."""
     assignments: list[tuple[str, str | None]] = []
-    early = False
     for word in args:
         key, sep, value = word.partition("=")  # add_envvars: a value starting with "!" unsets
         if sep and value:
             assignments.append((key, None if value.startswith("!") else value))
         elif word.startswith("!"):
             assignments.append((key[1:], None))
-        elif key == "--early" and b.context == "server":
-            early = True
+        elif key == "--early" and early:
+            pass
         else:
             assignments.append((key, "1"))
-    return assignments, early
+    return assignments
 
 
 @handles("setenv", "unsetenv")
