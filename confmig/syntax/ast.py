@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from confmig.syntax.words import SharedWords, WordTable
 
 _SPACE = " \t\n\r\f\v"  # apr_isspace
+_LEAD = " \t\r\f\v"  # white space before a comment line's '#' (apr_isspace but the newline)
 # Joins the words a parsed directive keeps (see Directive._read): the parser leaves no NUL
 # in a line it cuts lazily.
 _JOIN = "\0"
@@ -153,17 +154,19 @@ class _PlacedNode(Node):
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
 class _LineNode(_PlacedNode):
-    """A node of one logical line (blank or comment), placed as a directive is (its place's
-    ``end_delta`` is 0)."""
+    """A run of blank lines or of comment lines, placed as a directive is: ``line`` to
+    ``end_line``, its place's ``end_delta`` the last line's distance from the first (0 for
+    a single line), and ``raw`` all of them as written.  A parsed run reads ``raw`` from
+    the file's bytes when asked (:class:`Source`)."""
 
     def __init__(self, file: str | None = None, line: int | None = None,
                  column: int | None = None, raw: str | Source | None = None,
                  _raw: str | Source | None = None, _place: DirectivePlace | None = None,
                  _row: int | None = None, end_line: int | None = None) -> None:
         # What is given wins over _raw, _place and _row (dataclasses.replace passes those,
-        # and what it changes).  ``end_line`` is a Blank's (see there); the place's
-        # ``end_delta`` is kept when the node moves, and a node read from the file's bytes
-        # that moves keeps the text it was read from.
+        # and what it changes).  ``end_line`` is a run's last line (see Blank, Comment); the
+        # place's ``end_delta`` is kept when the node moves, and a node read from the file's
+        # bytes that moves keeps the text it was read from.
         old = _place
         if line is None:
             line = old.base + _row if old is not None and _row is not None else 0
@@ -193,8 +196,27 @@ class _LineNode(_PlacedNode):
         node._place = place
         return node
 
+    @property
+    def raw(self) -> str:
+        raw = self._raw
+        if type(raw) is str:
+            return raw  # type: ignore[return-value]
+        place = self._place
+        line = place.base + self._row
+        return raw.lines(line, line + place.end_delta)  # type: ignore[union-attr]
+
+    @raw.setter
+    def raw(self, text: str) -> None:
+        self._raw = text
+
+    @property
+    def end_line(self) -> int:
+        place = self._place
+        return place.base + self._row + place.end_delta
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(line={self.line}, file={self.file!r}, column={self.column})"
+        return (f"{type(self).__name__}(line={self.line}, end_line={self.end_line}, "
+                f"file={self.file!r}, column={self.column})")
 
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
@@ -216,51 +238,55 @@ class Blank(_LineNode):
     ``line`` as for a comment.  A parsed run reads ``raw`` from the file's bytes when asked
     (:class:`Source`)."""
 
-    @property
-    def raw(self) -> str:
-        raw = self._raw
-        if type(raw) is str:
-            return raw  # type: ignore[return-value]
-        place = self._place
-        line = place.base + self._row
-        return raw.lines(line, line + place.end_delta)  # type: ignore[union-attr]
-
-    @raw.setter
-    def raw(self, text: str) -> None:
-        self._raw = text
-
-    @property
-    def end_line(self) -> int:
-        place = self._place
-        return place.base + self._row + place.end_delta
-
-    def __repr__(self) -> str:
-        return (f"Blank(line={self.line}, end_line={self.end_line}, file={self.file!r}, "
-                f"column={self.column})")
-
 
 @dataclass(eq=False, slots=True, init=False, repr=False)
 class Comment(_LineNode):
-    """A line whose first non-blank character is ``#`` (continuations included).
+    """A run of consecutive lines whose first non-blank character is ``#``: ``line`` to
+    ``end_line``, ``raw`` all of them as written, ``column`` the first line's.
 
-    A node a comment line, not a run as for :class:`Blank` (a file of ``#`` lines costs 64
-    bytes a line, 33x its size): the httpd converter reads comments a line at a time (the
-    marker it writes above a converted ``<Directory>``, ``convert/httpd/converted.py``) and
-    writes each with its own indent."""
+    The parser makes one node for a run of comment lines, as for :class:`Blank`, not one a
+    line: a node and its slot in its list cost 64 bytes, 32 times a line ``#`` (issue 10: a
+    file of such lines took 33x its size to parse or lint).  No other node's line changes.
+    Each line of a run is one whole physical line (``RawLine.single``), whatever its
+    indentation; a comment line that is not (continued by a backslash, which swallows the
+    next line as Apache reads it, or cut at a NUL) is a node of its own, ``end_line`` its
+    ``line``.  What reads comments a line at a time (the httpd converter recognising its
+    own marker, ``convert/httpd/converted.py``, or writing each line with its indent) reads
+    :meth:`lines`: one-line nodes made when asked, each with its line, column and text."""
 
     @property
     def text(self) -> str:
+        """The comment's text without its ``#`` (a run: each line's, joined by newlines)."""
+        if self._place.end_delta:
+            return "\n".join(c.text for c in self.lines())
         body = self.raw.strip()
         return body[1:].strip() if body.startswith("#") else body
+
+    def lines(self) -> list[Comment]:
+        """Each line of the run as a one-line node of its own (its line, its column, its text
+        as written); a one-line comment: itself."""
+        place = self._place
+        if not place.end_delta:
+            return [self]
+        line, file = place.base + self._row, place.file
+        out: list[Comment] = []
+        pieces = self.raw.split("\n")  # a line ends at LF only (a CR or FF is text)
+        for index, piece in enumerate(pieces):
+            if index == len(pieces) - 1 and not piece:
+                break  # after the last newline
+            text = piece + "\n" if index < len(pieces) - 1 else piece
+            column = len(text) - len(text.lstrip(_LEAD)) + 1
+            out.append(Comment(file, line + index, column, text))
+        return out
 
 
 class DirectivePlace:
     """Where the directives (and blank and comment lines) of one file at one column in one
     block of lines are, apart from their row in the block: ``file``, ``column``,
-    ``end_delta``, the last line's distance from the first (0 for a one-line directive, and
-    for every comment line), and ``base``, the block's first line (see
-    :data:`BLOCK_ROWS`).  A :class:`Blank` run's ``end_delta`` is its last line's distance
-    from its first.  Never modified: a node given other values gets a place of its own."""
+    ``end_delta``, the last line's distance from the first (0 for a one-line directive or
+    comment), and ``base``, the block's first line (see :data:`BLOCK_ROWS`).  A
+    :class:`Blank` or :class:`Comment` run's ``end_delta`` is its last line's distance from
+    its first.  Never modified: a node given other values gets a place of its own."""
 
     __slots__ = ("base", "column", "end_delta", "file")
 

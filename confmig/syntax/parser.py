@@ -143,13 +143,16 @@ class _Builder:
 
     def build(self) -> list[Node]:
         """The file's nodes.  Consecutive blank lines that are each one whole physical line
-        are one :class:`Blank` node (see there): the run is noted (its first and last line)
-        while it lasts, and its node added when another line, or the end of the file,
-        comes."""
+        are one :class:`Blank` node, and consecutive comment lines that are each one whole
+        physical line one :class:`Comment` node (see there): a run is noted (its first and
+        last line, and a comment run's first column) while it lasts, and its node added when
+        another line, or the end of the file, comes."""
         reader, data, file, stack = self.reader, self.data, self.file, self.stack
         lines, source, seen_before = self._lines, self.source, self.table.seen_before
         blank, comment = Blank.parsed, Comment.parsed
         run_first = run_last = 0  # the blank lines not added yet (none: 0)
+        notes_first = notes_last = 0  # the comment lines not added yet (none: 0)
+        notes_column = 1
         while True:
             try:
                 line = reader.next_line()
@@ -159,14 +162,33 @@ class _Builder:
                     f"Error reading {file} at line {exc.line}: Line too long")) from None
             if line is None:
                 break
-            if not line.text and line.single:
-                run_last = line.first
-                if not run_first:
-                    run_first = run_last
-                continue
-            if run_first:
-                self._blanks(run_first, run_last)
-                run_first = 0
+            text = line.text
+            if line.single:
+                if not text:
+                    if notes_first:
+                        self._run(Comment, notes_first, notes_last, notes_column)
+                        notes_first = 0
+                    run_last = line.first
+                    if not run_first:
+                        run_first = run_last
+                    continue
+                if text[0] == 0x23:  # '#'
+                    if run_first:
+                        self._run(Blank, run_first, run_last, 1)
+                        run_first = 0
+                    notes_last = line.first
+                    if not notes_first:
+                        notes_first = notes_last
+                        # only white space before the '#' (no continuation: one line)
+                        notes_column = data.find(b"#", line.start) - line.start + 1
+                    continue
+            if run_first or notes_first:  # one run at most is open
+                if run_first:
+                    self._run(Blank, run_first, run_last, 1)
+                    run_first = 0
+                else:
+                    self._run(Comment, notes_first, notes_last, notes_column)
+                    notes_first = 0
             written = data[line.start:line.end].decode("utf-8", "surrogateescape")
             raw: str | Source
             raw = lines.get(written) or written
@@ -180,7 +202,6 @@ class _Builder:
                         raw = source
                 elif line.single:
                     raw = source  # the physical line line.first: read when asked
-            text = line.text
             if not text:
                 row = line.first
                 place = self._last_place  # _place's common case, inline: a line in three
@@ -206,15 +227,19 @@ class _Builder:
                 stack[-1].children.append(self._directive(decode(text), raw, written, row,
                                                           col, line.last, shared))
         if run_first:
-            self._blanks(run_first, run_last)
+            self._run(Blank, run_first, run_last, 1)
+        if notes_first:
+            self._run(Comment, notes_first, notes_last, notes_column)
         self._end_of_file()
         return stack[0].children
 
-    def _blanks(self, first: int, last: int) -> None:
-        """The node of blank lines ``first`` to ``last`` (each one whole physical line), in
-        the innermost open section: its text is read from the file's bytes when asked."""
-        place = self._place(1, last - first, first)
-        self.stack[-1].children.append(Blank.parsed(first - place.base, self.source, place))
+    def _run(self, kind: type[Blank] | type[Comment], first: int, last: int,
+             column: int) -> None:
+        """The node of blank or comment lines ``first`` to ``last`` (each one whole physical
+        line; the first at ``column``), in the innermost open section: its text is read from
+        the file's bytes when asked."""
+        place = self._place(column, last - first, first)
+        self.stack[-1].children.append(kind.parsed(first - place.base, self.source, place))
 
     @staticmethod
     def _position(raw: str, line: int) -> tuple[int, int]:

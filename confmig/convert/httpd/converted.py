@@ -77,7 +77,10 @@ def already_converted(marker: Comment | None, root: str, statuses: list[tuple[st
 
 
 def _comments_by_line(config: LoadedConfig, file: str) -> dict[int, Comment]:
+    """The file's comment lines, a node each (a run of comment lines is one node in the
+    tree: :meth:`Comment.lines` gives its lines)."""
     parsed = config.files.get(file)
     if parsed is None:
         return {}
-    return {node.line: node for node in parsed.walk() if isinstance(node, Comment)}
+    return {one.line: one for node in parsed.walk() if isinstance(node, Comment)
+            for one in node.lines()}

@@ -21,7 +21,7 @@ from confmig.convert.httpd.text import (
     ensure_newline,
     indent_first_line,
 )
-from confmig.syntax import Blank, Node, Section, print_nodes
+from confmig.syntax import Blank, Comment, Node, Section, print_nodes
 
 INDENT = "    "
 
@@ -154,6 +154,10 @@ def _all_commented(plan: FilePlan, body: Block, indent: str) -> None:
     for node in config.nodes:
         if isinstance(node, Blank):  # a run of blank lines (syntax.ast.Blank): one each
             body.add("\n" * (node.end_line - node.line + 1), node)
+        elif isinstance(node, Comment) and node.end_line > node.line:
+            # a run of comment lines (syntax.ast.Comment): each commented out as its own
+            for one in node.lines():
+                body.add(comment_out(_printed(one), indent), node)
         else:
             body.add(comment_out(_printed(node), indent), node)
 
@@ -183,6 +187,11 @@ def _node(plan: FilePlan, node: Node, body: Block, indent: str) -> None:
     if isinstance(node, Blank) and node.end_line > node.line:
         # a run of blank lines, each one whole physical line (syntax.ast.Blank): one each
         body.add("\n" * (node.end_line - node.line + 1), node)
+        return
+    if isinstance(node, Comment) and node.end_line > node.line:
+        # a run of comment lines (syntax.ast.Comment): each line indented as its own
+        for one in node.lines():
+            body.add(indent_first_line(as_read(one.raw), indent), node)
         return
     body.add(indent_first_line(as_read(node.raw), indent), node)
 
