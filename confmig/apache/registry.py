@@ -283,7 +283,12 @@ class AllowOverride:
 
     @property
     def reads_htaccess(self) -> bool:
-        return bool(self.classes)
+        """Does Apache open the ``.htaccess`` (AllowOverrideList aside)?  request.c reads it
+        when ``opts.override`` is not 0, and ``Nonfatal=…`` sets a bit of it: with no class
+        besides, the file is read and every directive in it refused (skipped where the
+        Nonfatal covers the error; an unknown one is still a 500 under Nonfatal=Override).
+        The model's ``CoreDir.htaccess_enabled`` says the same of the merged bits."""
+        return bool(self.classes) or bool(self.nonfatal)
 
     @property
     def override_opts(self) -> int:

@@ -94,7 +94,7 @@ class Overrides:
     @property
     def none(self) -> bool:
         """Nothing granted and nothing listed: Apache never opens the .htaccess file."""
-        return not self.classes and not self.allow_override_list
+        return not self.spec.reads_htaccess and not self.allow_override_list
 
     def describe(self) -> str:
         text = "AllowOverride " + (" ".join(self.words) or "None")

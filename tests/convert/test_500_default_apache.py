@@ -45,9 +45,15 @@ CASES: dict[str, tuple[str, int]] = {
     # Nonfatal=Override: Apache logs it and goes on without Options
     "ignored": ("Header set X-Ignored 1\nOptions -Indexes\n", 200),
     "fine": ("Header set X-Fine 1\n", 200),
+    # Nonfatal=Override alone still has Apache read the file (request.c: opts.override is
+    # not 0): what no class allows is skipped, an unknown directive is still a 500
+    "nonfatal-alone": ("Bogus directive\n", 500),
+    "nonfatal-skips": ("Header set X-Skipped 1\nRequire all denied\n", 200),
 }
 SECTIONS = {"forbidden": "AllowOverride FileInfo",
-            "ignored": "AllowOverride FileInfo Nonfatal=Override"}
+            "ignored": "AllowOverride FileInfo Nonfatal=Override",
+            "nonfatal-alone": "AllowOverride Nonfatal=Override",
+            "nonfatal-skips": "AllowOverride Nonfatal=Override"}
 #: Server sections that authorize some of the same URLs themselves: merged after every
 #: <Directory>, they would replace a kept 500 made of a plain Require.
 LOCATIONS = ("    <Location /forbidden>\n        Require all granted\n    </Location>\n"
@@ -119,7 +125,8 @@ def test_the_default_keeps_the_500_and_says_so(site: tuple[Path, Path]) -> None:
     kept = [n for n in result.warnings if "kept as 500" in n.reason]
     assert {Path(n.file).parent.name for n in kept} == set(FATAL)
     ignored = [n for n in result.warnings if n.kind is NoteKind.IGNORED]
-    assert [(Path(n.file).parent.name, n.directive) for n in ignored] == [("ignored", "Options")]
+    assert sorted((Path(n.file).parent.name, n.directive) for n in ignored) == [
+        ("ignored", "Options"), ("nonfatal-skips", "Header"), ("nonfatal-skips", "Require")]
 
 
 def test_serving_is_an_announced_choice(site: tuple[Path, Path]) -> None:
