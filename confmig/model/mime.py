@@ -53,7 +53,7 @@ def multiviews(ev: Evaluation, rnd: Round) -> None:
                 f"{directory}/{entry}"):
             continue
         exts = [e.lower() for e in entry[len(base) + 1:].split(".") if e]
-        if all(e in ev.site.types or _negotiable(mappings.get(e)) for e in exts):
+        if all(_negotiable(mappings.get(e), e in ev.site.types) for e in exts):
             variants.append(entry)
     if not variants:
         return
@@ -129,11 +129,14 @@ def find_ct(name: str, types: Mapping[str, str], mappings: Mapping[str, ExtInfo]
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def _negotiable(info: ExtInfo | None) -> bool:
-    """An extension mod_negotiation counts (MultiviewsMatch NegotiatedOnly): it gives a type,
-    a language, a charset or an encoding."""
-    return info is not None and bool(info.type or info.language or info.charset
-                                     or info.encoding)
+def _negotiable(info: ExtInfo | None, typed: bool) -> bool:
+    """An extension mod_negotiation counts (MultiviewsMatch NegotiatedOnly): it gives a type
+    (*typed*: TypesConfig has one, unless a RemoveType hid it), a language, a charset or an
+    encoding."""
+    if info is None:
+        return typed
+    return bool(info.type or info.language or info.charset or info.encoding) or (
+        typed and info.type is None)
 
 
 def _accept_ranges(header: str | None) -> list[tuple[str, float]]:

@@ -404,6 +404,9 @@ def misc() -> SiteSpec:
             "mv/three.css": "x" * 40,
             "mv/three.txt": "y" * 10,
             "mv/doc.en.html": None,
+            "mvrm/.htaccess": "Options +MultiViews\nRemoveType .html\n",
+            "mvrm/page.html": None,
+            "mvrm/note.txt": None,
             "php/.htaccess": "AddHandler application/x-httpd-php .php\n"
                              "DirectoryIndex index.php\n",
             "php/index.php": None,
@@ -425,6 +428,8 @@ def misc() -> SiteSpec:
             Case("/mv/two", "two variants, Accept prefers text/html",
                  headers={"Accept": "text/html"}),
             Case("/mv/page.html", "an existing file is not negotiated"),
+            Case("/mvrm/page", "RemoveType hides .html's type: not a variant"),
+            Case("/mvrm/note", "another extension still negotiates"),
             Case("/php/", "DirectoryIndex index.php without PHP: the source"),
             Case("/ifdir/x.txt", "<If> inside a vhost <Directory>", compare_headers=("X-If",)),
             Case("/ifdir/x.txt?on", "<If> true", compare_headers=("X-If",)),
