@@ -289,11 +289,14 @@ def lint_paths(
 
 
 def _forget_parsed() -> None:
-    """Let go of the rules the lint and SEC002's model shared (and with them the tree of the
-    file they came from)."""
+    """Let go of the rules and expressions the lint and SEC002's model shared (and with them
+    the tree of the file they came from)."""
     parsed = sys.modules.get("confmig.model.rewrite.parse")
     if parsed is not None:  # (imported only when a file had a mod_rewrite directive)
         parsed.forget_parsed()
+    expressions = sys.modules.get("confmig.model.expr")
+    if expressions is not None:  # (imported only when a file had an expression)
+        expressions.forget_parsed()
 
 
 def _lint_paths(paths: Iterable[str | Path] | list[str | Path], config: str | Path | None,

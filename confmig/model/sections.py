@@ -93,6 +93,7 @@ class SectionCollector:
         self.context = context
         self.permit = permit
         self.nonfatal = nonfatal
+        self._within: _Within | None = None  # (what this section's <If>s are rebuilt with)
 
     def feed(self, nodes: Iterable[Node], methods: frozenset[str] | None = None) -> None:
         for node in nodes:
@@ -139,7 +140,10 @@ class SectionCollector:
                 files.append(FilesSections(self.b, self.permit))
             files[-1].add(node, self.b)
         elif name in ("if", "elseif", "else"):
-            child = build_if_section(node, self.permit, self.b)
+            within = self._within
+            if within is None:
+                within = self._within = _Within(self.b, self.permit)
+            child = build_if_section(node, self.permit, self.b, within)
             if child is not None:
                 if name != "if" and not (self.b.ifs and self.b.ifs[-1].kind in ("if",
                                                                                    "elseif")):
@@ -302,29 +306,165 @@ class FilesSections:
         return node.lname == "filesmatch" or (bool(node.args) and node.args[0] == "~")
 
 
-def build_if_section(node: Section, permit: Permit | None,
-                     parent: SectionBuilder) -> ConfigSection | None:
-    """A nested ``<If>``/``<ElseIf>``/``<Else>`` of *parent*, its condition parsed."""
-    b = child_builder("if", parent)
-    nonfatal: list[tuple[Node, str]] = []
-    SectionCollector(b, "if", permit, nonfatal).feed(node.children)
-    condition = None
-    if node.lname != "else":
-        from confmig.model.expr import ExprError, parse_cached
-
-        # ifsection: the condition is the first word as ap_getword_conf reads it (quotes
-        # removed, \\ and \" unescaped); anything after it is ignored.
-        text = node.args[0] if node.args else ""
-        try:
-            condition = parse_cached(text, restricted=parent.restricted)
-        except ExprError as exc:
-            parent.error(node, f"Cannot parse condition clause: {exc}")
-            return None
-    elif node.args:
+def build_if_section(node: Section, permit: Permit | None, parent: SectionBuilder,
+                     within: _Within | None = None) -> IfSection | None:
+    """A nested ``<If>``/``<ElseIf>``/``<Else>`` of *parent*, its condition parsed and its
+    directives read as Apache reads them (their errors are *parent*'s); None when Apache
+    refuses the section itself (that error is *parent*'s too).  Its configuration is built
+    when first asked for (:class:`IfSection`)."""
+    if within is None:
+        within = _Within(parent, permit)
+    condition = _if_condition(node, parent)
+    if condition is False:
+        return None
+    b = within.builder()
+    SectionCollector(b, "if", permit, []).feed(node.children)
+    if node.lname == "else" and node.args:
         parent.error(node, "<Else> does not take an argument")
         return None
-    for err in b.errors:
-        parent.errors.append(err)
-    return finish_section(node.lname, section_label(node), node, b,  # type: ignore[arg-type]
-                          nonfatal, match=node.args_text, condition=condition)
+    # (the errors its lines give, not those of its build, whose configuration is not made
+    # here: as before the build was deferred, those stay the section's own)
+    parent.errors.extend(b.errors)
+    return IfSection(node, condition, within)
 
+
+def _if_condition(node: Section, parent: SectionBuilder) -> Expr | Literal[False] | None:
+    """The condition of ``<If>``/``<ElseIf>`` *node* (None for ``<Else>``), False when it
+    does not parse (the error is *parent*'s)."""
+    if node.lname == "else":
+        return None
+    from confmig.model.expr import ExprError, parse_cached
+
+    # ifsection: the condition is the first word as ap_getword_conf reads it (quotes
+    # removed, \\ and \" unescaped); anything after it is ignored.
+    text = node.args[0] if node.args else ""
+    try:
+        return parse_cached(text, restricted=parent.restricted)
+    except ExprError as exc:
+        parent.error(node, f"Cannot parse condition clause: {exc}")
+        return False
+
+
+class _Within:
+    """What the ``<If>`` sections of one section are built with: the parent builder's path,
+    Options limits, modules and methods (not the builder: it holds its directives), and the
+    parent's *permit* (one shared by its ``<If>``s)."""
+
+    __slots__ = ("has_module", "known_methods", "override_opts", "path", "permit",
+                 "restricted")
+
+    def __init__(self, parent: SectionBuilder, permit: Permit | None) -> None:
+        self.path = parent.path
+        self.override_opts = parent.override_opts
+        self.has_module = parent.has_module
+        self.restricted = parent.restricted
+        self.known_methods = parent.known_methods
+        self.permit = permit
+
+    def builder(self) -> SectionBuilder:
+        """A builder for an ``<If>`` of the parent (as :func:`child_builder` makes one)."""
+        b = SectionBuilder("if", self.path, override_opts=self.override_opts,
+                           loaded_modules=self.has_module)
+        b.restricted = self.restricted
+        b.known_methods = self.known_methods
+        return b
+
+
+class IfSection:
+    """One ``<If>``/``<ElseIf>``/``<Else>`` of a section (``sec_if``): what the ``<If>`` walk
+    reads (kind, condition, label, place) kept, the :class:`ConfigSection` with its
+    configuration built when first asked for (:meth:`section`, or any of its fields below) —
+    by the walk when a request's condition is true, by the plan — and then the same object
+    (merged configurations are cached by the sections' identity).
+
+    Apache merges an ``<If>`` section only into the requests it is true for; the model built
+    every section up front, ~900 bytes each with its header entry and module configs, most
+    of them never true (lint's SEC002 requests match none of a 1 MB file's 17,037
+    ``<If "%{QUERY_STRING} =~ /qN/">`` blocks: 15 MB, issue 10).  The errors its directives
+    give are its parent's, so it is built once when read (the configuration then dropped)
+    and again on first use — the same build, so the same section, as
+    :class:`FilesSections` does for ``<Files>``."""
+
+    __slots__ = ("_section", "condition", "node", "within")
+
+    # what a ConfigSection of an <If> has, without building it
+    regex: Regex | None = None
+    fnmatch: Regex | None = None
+    components = 0
+    inherited: tuple[AppliedDirective, ...] = ()
+    relative_path = ""
+
+    def __init__(self, node: Section, condition: Expr | None, within: _Within) -> None:
+        self.node = node
+        self.condition = condition
+        self.within = within
+        self._section: ConfigSection | None = None
+
+    @property
+    def kind(self) -> SectionKind:
+        return self.node.lname  # type: ignore[return-value]
+
+    @property
+    def label(self) -> str:
+        return section_label(self.node)
+
+    @property
+    def file(self) -> str:
+        return self.node.file
+
+    @property
+    def line(self) -> int:
+        return self.node.line
+
+    @property
+    def where(self) -> str:
+        return f"{self.node.file}:{self.node.line}"
+
+    @property
+    def match(self) -> str:
+        return self.node.args_text
+
+    @property
+    def built(self) -> bool:
+        """Has its section been built (a request found it true, or the plan asked)?"""
+        return self._section is not None
+
+    def section(self) -> ConfigSection:
+        """The section (built on first use, then the same object)."""
+        found = self._section
+        if found is None:
+            node, within = self.node, self.within
+            b = within.builder()
+            nonfatal: list[tuple[Node, str]] = []
+            SectionCollector(b, "if", within.permit, nonfatal).feed(node.children)
+            found = self._section = finish_section(
+                node.lname, section_label(node), node, b, nonfatal,  # type: ignore[arg-type]
+                match=node.args_text, condition=self.condition)
+        return found
+
+    @property
+    def config(self) -> DirConfig:
+        return self.section().config
+
+    @property
+    def core(self) -> CoreDir:
+        return self.section().config["core"]
+
+    @property
+    def directives(self) -> Sequence[Directive]:
+        return self.section().directives
+
+    @property
+    def errors(self) -> tuple[tuple[Node, str], ...]:
+        return self.section().errors
+
+    @property
+    def nonfatal(self) -> tuple[tuple[Node, str], ...]:
+        return self.section().nonfatal
+
+    @property
+    def applied(self) -> tuple[AppliedDirective, ...]:
+        return self.section().applied
+
+    def __repr__(self) -> str:
+        return f"IfSection({self.label} at {self.where}{', built' if self.built else ''})"
