@@ -44,13 +44,14 @@ def test_prefix() -> None:
 
 
 def _kept(regex: Regex) -> bool:
-    """Whether *regex* holds a search function (the old Regex: its ``search`` slot)."""
+    """Whether *regex* holds a search function (the old Regex: its ``search`` slot) or its
+    compiled pattern (what it searches with since it keeps no function of its own)."""
     for slot in ("_search", "search"):
         try:
             kept = object.__getattribute__(regex, slot)
         except AttributeError:
             continue
-        if callable(kept) and not hasattr(kept, "__self__"):
+        if (callable(kept) and not hasattr(kept, "__self__")) or isinstance(kept, pcre2.Pattern):
             return True
     return False
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from datetime import datetime, timedelta
 from fnmatch import fnmatchcase
 
@@ -15,9 +15,10 @@ from confmig.model.rewrite.expand import (
     compile_value,
     expand,
     expand_tracking,
+    lone_header,
 )
 from confmig.model.rewrite.outcome import CondStep, Step
-from confmig.model.rewrite.regex import Captures, Regex, to_bytes
+from confmig.model.rewrite.regex import Captures, to_bytes
 from confmig.model.rewrite.request import RewriteRequest
 from confmig.model.rewrite.rules import Condition, RewriteRule
 from confmig.model.rewrite.state import EvalState
@@ -27,7 +28,7 @@ from confmig.model.rewrite.uri import (
     compare_lexicography,
     is_absolute_uri,
 )
-from confmig.model.rewrite.variables import lookup_variable
+from confmig.model.rewrite.variables import header_value, lookup_variable
 from confmig.model.urlpath import url_base
 
 # rule_return_type
@@ -51,16 +52,20 @@ class PassResult:
 
 # -- conditions ----------------------------------------------------------------------------
 
-CondCheck = Callable[[EvalState], bool]
+# A condition's checker: called with the condition and the state (``c.check(c, st)``), so
+# that one function serves every condition it fits (it reads the condition's regex, its test
+# string's header name...), and a rule's conditions' one (``rule.conditions_check(conds,
+# st)``): a module function, never a closure of its own.
+CondCheck = Callable[[Condition, EvalState], bool]
+ConditionsCheck = Callable[[Sequence[Condition], EvalState], bool]
 
 
-# The condition checkers and the rules' conditions checkers made so far, by what they are
-# made of (:func:`_checker`, :func:`_conditions_checker`): equal conditions share one
-# function (a 1 MB file of 1,199 copies of three templates kept a closure per condition and
-# per rule, ~0.9 MB at SEC002's requests, issue 10).  Bounded, the least recently used
-# dropped first: a process that has linted many files still shares for the next one.
+# The condition checkers made so far, by what they are made of (:func:`_checker`): equal
+# conditions share one function (a 1 MB file of 1,199 copies of three templates kept a closure
+# per condition and per rule, ~0.9 MB at SEC002's requests, issue 10).  Bounded, the least
+# recently used dropped first: a process that has linted many files still shares for the next
+# one.
 _SHARED_CHECKS: OrderedDict[tuple[str, str, str, bool, bool], CondCheck] = OrderedDict()
-_SHARED_EVERY: OrderedDict[tuple[tuple[CondCheck, bool], ...], CondCheck] = OrderedDict()
 _MAX_SHARED_CHECKS = 1024
 
 
@@ -81,74 +86,96 @@ def _share(table: OrderedDict, key: Hashable, check: CondCheck) -> None:
 
 
 def _check_key(c: Condition) -> tuple[str, str, str, bool, bool]:
-    """What a condition's checker is made of (:func:`_checker`)."""
-    return c.test, c.kind, c.pattern, c.negate, c.nocase
+    """What a condition's checker is made of (:func:`_checker`): a regex condition's reads
+    the pattern (compiled with ``[NC]``) from the condition, so its test string and ``!``."""
+    kind = c.kind
+    if kind == "regex":
+        return c.test, kind, "", c.negate, False
+    return c.test, kind, c.pattern, c.negate, c.nocase
 
 
 def _checker(c: Condition) -> CondCheck:
-    """``apply_rewrite_cond`` as one function of the state (no trace), made once per condition:
-    the test string's expansion and the comparison chosen up front; one function for the
-    conditions with the same test, kind, pattern, ``!`` and ``[NC]`` (it reads nothing else
-    of the condition).  Kinds without a fast form go through :func:`_apply_cond`'s generic
-    code, with the condition itself."""
+    """``apply_rewrite_cond`` as one function of the condition and the state (no trace), chosen
+    once per condition: the test string's expansion and the comparison chosen up front; one
+    function for the conditions with the same test, kind, pattern (but a regex's), ``!`` and
+    ``[NC]``.  A regex condition whose test string is one ``%{HTTP:NAME}`` gets
+    :func:`_header_holds` (:func:`_header_fails`), which reads the name from the condition: a
+    1 MB chain of 24,000 distinct ``RewriteCond %{HTTP:X-N} ^vN$ [OR]`` kept a checker and a
+    header resolver, their bound methods and the name's lower case per condition that
+    SEC002's requests reached, ~340 bytes (issue 10).  Kinds without a fast form go through
+    :func:`_apply_cond`'s generic code."""
+    if c.kind == "regex" and lone_header(c.test) is not None:
+        return _header_fails if c.negate else _header_holds
     key = _check_key(c)
     check = _shared(_SHARED_CHECKS, key)
     if check is not None:
         return check
     check = _fast_checker(c)
     if check is None:
-        return lambda st: _apply_cond(c, st)
+        return _apply_cond
     _share(_SHARED_CHECKS, key, check)
     return check
 
 
+def _header_holds(c: Condition, st: EvalState) -> bool:
+    """A regex condition on ``%{HTTP:NAME}`` (the name read from its test string on each
+    evaluation: nothing kept per condition)."""
+    captures = c.search(header_value(c.test[7:-1], st))
+    if captures is None:
+        return False
+    st.br_cond = captures
+    return True
+
+
+def _header_fails(c: Condition, st: EvalState) -> bool:
+    """``!`` of :func:`_header_holds`."""
+    return c.search(header_value(c.test[7:-1], st)) is None
+
+
 class _RegexCheck:
     """A regex condition's checker (its bound :meth:`holds`, or :meth:`fails` for ``!``): the
-    pattern searched in the test string's value.  A slotted object and its bound method, ~140
-    bytes, where a closure over two cells and the bound search it held took ~350: a lint of a
-    1 MB chain of distinct conditions kept one per condition that SEC002's requests reached
-    (issue 10)."""
+    condition's pattern searched in the test string's value; one for the conditions of the
+    same test string."""
 
-    __slots__ = ("regex", "value")
+    __slots__ = ("value",)
 
-    def __init__(self, regex: Regex, value: Callable[[EvalState], str]) -> None:
-        self.regex = regex
+    def __init__(self, value: Callable[[EvalState], str]) -> None:
         self.value = value
 
-    def holds(self, st: EvalState) -> bool:
-        captures = self.regex.search(self.value(st))
+    def holds(self, c: Condition, st: EvalState) -> bool:
+        captures = c.search(self.value(st))
         if captures is None:
             return False
         st.br_cond = captures
         return True
 
-    def fails(self, st: EvalState) -> bool:
-        return self.regex.search(self.value(st)) is None
+    def fails(self, c: Condition, st: EvalState) -> bool:
+        return c.search(self.value(st)) is None
 
 
 def _fast_checker(c: Condition) -> CondCheck | None:
     """:func:`_checker`'s function of the condition's test, kind, pattern, ``!`` and
-    ``[NC]`` (its regex is compiled from the pattern with ``[NC]``); None for the kinds that
-    need the condition itself."""
+    ``[NC]`` (a regex condition's reads its regex from the condition); None for the kinds
+    that need the condition itself."""
     kind, negate, pattern = c.kind, c.negate, c.pattern
     value = compile_value(c.test)
     if kind == "regex":
-        check = _RegexCheck(c.regex, value)  # type: ignore[arg-type]
+        check = _RegexCheck(value)
         return check.fails if negate else check.holds
     if kind == "=" and not c.nocase:
         if c.test == "%{HTTPS}":  # the usual "=on"/"!=on": both answers known up front
             on, off = (pattern == "on") != negate, (pattern == "off") != negate
-            return lambda st: on if st.request.https else off
-        return lambda st: (value(st) == pattern) != negate
+            return lambda c, st: on if st.request.https else off
+        return lambda c, st: (value(st) == pattern) != negate
     if c.test in ("%{REQUEST_FILENAME}", "%{SCRIPT_FILENAME}"):  # the usual test string
         if kind == "-f":
-            return lambda st: st.request.fs.is_file(st.filename) != negate
+            return lambda c, st: st.request.fs.is_file(st.filename) != negate
         if kind == "-d":
-            return lambda st: st.request.fs.is_dir(st.filename) != negate
+            return lambda c, st: st.request.fs.is_dir(st.filename) != negate
     if kind == "-f":
-        return lambda st: st.request.fs.is_file(value(st)) != negate
+        return lambda c, st: st.request.fs.is_file(value(st)) != negate
     if kind == "-d":
-        return lambda st: st.request.fs.is_dir(value(st)) != negate
+        return lambda c, st: st.request.fs.is_dir(value(st)) != negate
     return None
 
 
@@ -223,12 +250,13 @@ def expr_lookup(st: EvalState) -> Callable[[str], str | None]:
 
 
 def _template(c: Condition) -> Callable[..., str]:
-    """The condition's test string expansion, made on its first evaluation by
-    :func:`_apply_cond` and kept by the condition (a condition made it when parsed: a lint of
-    a 1 MB chain of 24,000 distinct conditions kept one per condition, with its tokens and
-    resolver, though none was evaluated: 41.6x the file without SEC002, 14.9x now; issue 10)."""
-    template = c.template = compile_template(c.test)
-    return template
+    """The condition's test string expansion, for :func:`_apply_cond` (the traced code and the
+    kinds without a fast checker): from the bounded cache of templates on each evaluation,
+    not kept by the condition (a condition made it when parsed: a lint of a 1 MB chain of
+    24,000 distinct conditions kept one per condition, with its tokens and resolver, though
+    none was evaluated: 41.6x the file without SEC002; then made on the first evaluation and
+    kept, in a slot of every condition; issue 10)."""
+    return compile_template(c.test)
 
 
 def _apply_cond(c: Condition, st: EvalState) -> bool:
@@ -236,8 +264,8 @@ def _apply_cond(c: Condition, st: EvalState) -> bool:
     kind = flags.kind
     detail = ""
     if kind == "regex":  # the common case first
-        test = (c.template or _template(c))(st, None)
-        captures = c.regex.search(test)  # type: ignore[union-attr]
+        test = _template(c)(st, None)
+        captures = c.search(test)
         rc = captures is not None
         if rc and not flags.negate:
             st.br_cond = captures
@@ -247,7 +275,7 @@ def _apply_cond(c: Condition, st: EvalState) -> bool:
         if rc and not flags.negate:  # %N now refer to the expression's last regex match
             st.br_cond = source
     else:
-        test = (c.template or _template(c))(st, None)
+        test = _template(c)(st, None)
         fs = st.request.fs
         if kind == "-f":
             rc = fs.is_file(test)
@@ -302,7 +330,7 @@ def _lookahead_cond(kind: str, test: str, st: EvalState) -> bool:
 
 # -- one rule ------------------------------------------------------------------------------
 
-def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
+def _conditions_hold(conds: Sequence[Condition], st: EvalState) -> bool:
     """The conditions of a matched rule, with ``[OR]`` chains and Vary bookkeeping."""
     trace = st.trace
     n = len(conds)
@@ -315,7 +343,7 @@ def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
             check = c.check
             if check is None:
                 check = c.check = _checker(c)
-            rc = check(st)
+            rc = check(c, st)
         flags = c.flags
         if flags.novary and st.vary_this:
             st.vary_this = []
@@ -338,39 +366,34 @@ def _conditions_hold(conds: list[Condition], st: EvalState) -> bool:
     return True
 
 
-def _conditions_checker(conds: list[Condition]) -> CondCheck:
-    """A rule's conditions as one function of the state (no trace), made once per rule:
-    without ``[OR]``, :func:`_conditions_hold`'s loop reduced to what such a list needs."""
+def _conditions_checker(conds: Sequence[Condition]) -> ConditionsCheck:
+    """A rule's conditions as one function of them and the state (no trace), chosen once per
+    rule: without ``[OR]``, :func:`_every`, :func:`_conditions_hold`'s loop reduced to what
+    such a list needs (its conditions' checkers made here).  A module function for every
+    rule: a closure per rule (or one per set of checkers, shared) kept its checkers."""
     if not conds:
         return _always
     if any(c.ornext for c in conds):
-        return lambda st: _conditions_hold(conds, st)
+        return _conditions_hold
     for c in conds:
         if c.check is None:
             c.check = _checker(c)
-    # (the rules whose conditions have the same checkers share one function)
-    checks = tuple((c.check, c.novary) for c in conds)
-    shared = _shared(_SHARED_EVERY, checks)
-    if shared is not None:
-        return shared
-
-    def every(st: EvalState) -> bool:
-        for check, novary in checks:
-            if not check(st):
-                return False
-            if st.vary_this:
-                if not novary:
-                    st.vary.extend(st.vary_this)
-                st.vary_this = []
-        return True
-    # (only when no checker is its condition's own: such a function would keep the
-    # condition, and its directive and file, for as long as the table keeps it)
-    if all(_SHARED_CHECKS.get(_check_key(c)) is c.check for c in conds):
-        _share(_SHARED_EVERY, checks, every)
-    return every
+    return _every
 
 
-def _always(st: EvalState) -> bool:
+def _every(conds: Sequence[Condition], st: EvalState) -> bool:
+    """Conditions without ``[OR]``, whose checkers are made (:func:`_conditions_checker`)."""
+    for c in conds:
+        if not c.check(c, st):  # type: ignore[misc]
+            return False
+        if st.vary_this:
+            if not c.flags.novary:
+                st.vary.extend(st.vary_this)
+            st.vary_this = []
+    return True
+
+
+def _always(conds: Sequence[Condition], st: EvalState) -> bool:
     return True
 
 
@@ -650,10 +673,11 @@ def apply_list(rules: list[RewriteRule], st: EvalState) -> PassResult:
             if trace:
                 holds = _conditions_hold(rule.conditions, st)
             else:
+                conds = rule.conditions
                 check = rule.conditions_check
                 if check is None:
-                    check = rule.conditions_check = _conditions_checker(rule.conditions)
-                holds = check(st)
+                    check = rule.conditions_check = _conditions_checker(conds)
+                holds = check(conds, st)
             rc = _substitute(rule, st, result) if holds else _NOMATCH
         if rc == _NOMATCH:
             if flags.chain:

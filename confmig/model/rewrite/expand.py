@@ -65,6 +65,15 @@ def _find_char_in_curlies(s: str, i: int, ch: str) -> int:
     return -1
 
 
+def lone_header(text: str) -> str | None:
+    """The NAME of a test string that is one ``%{HTTP:NAME}`` and nothing else (its value is
+    that header's, as :func:`compile_value` resolves it: ``text[7:-1]``), else None."""
+    if len(text) > 8 and text[6] == ":" and text[:2] == "%{" and text[2:6].upper() == "HTTP" \
+            and _find_closing_curly(text, 2) == len(text) - 1:
+        return text[7:-1]
+    return None
+
+
 @functools.lru_cache(maxsize=_CACHED)
 def tokenize(text: str) -> tuple[Token, ...]:
     """Split a template into tokens (cached)."""

@@ -96,17 +96,18 @@ class _Shape(NamedTuple):
 
 RegexShape = _Shape  # the public name of a Regex's compile facts (Regex.shape)
 _SHAPES: dict[_Shape, _Shape] = {}
+_Pattern = pcre2.Pattern
 _MAX_SHAPES = 4096  # bounded: a shape with many named groups is rare
 
 
 class Regex:
     """A pattern from a config, compiled once with pcre2 as Apache would compile it.
 
-    ``search(subject)`` calls a search function chosen once per pattern: a request runs a
-    few of them for every rule it meets.  It is made on first use (:meth:`search`), and not
-    at all while no subject gets past the literal a ``^literal`` pattern starts with: a lint
-    compiles every pattern of a file and matches none, and the function with its cells took
-    more memory than the rule it belongs to.  Nor does it keep
+    ``search(subject)`` searches the compiled pattern, fetched on first use (:meth:`search`)
+    and kept (one object for the Regexes of a pattern while :func:`_compiled`'s cache holds
+    it), and not at all while no subject gets past the literal a ``^literal`` pattern starts
+    with: a lint compiles every pattern of a file and matches none, and a kept search function
+    with its cells took more memory than the rule it belongs to.  Until then it does not keep
     its compiled pattern: :func:`_compiled`'s bounded cache does (a 1 MB file of distinct
     rules kept 20,000 compiled patterns, 3.9 MB of Python objects, and PCRE2's code)."""
 
@@ -127,9 +128,10 @@ class Regex:
         if len(_SHAPES) < _MAX_SHAPES:
             shape = _SHAPES.setdefault(shape, shape)
         self._shape = shape
-        # made by search() on first use: the search function, or the length of the literal
-        # the pattern is anchored to until a subject gets past it
-        self._search: int | Callable[[str], Captures | None]
+        # made by search() on first use: the compiled pattern (or a _TRIVIAL pattern's
+        # function), or the length of the literal the pattern is anchored to until a subject
+        # gets past it
+        self._search: int | pcre2.Pattern | Callable[[str], Captures | None]
 
     @property
     def source(self) -> str:
@@ -160,36 +162,55 @@ class Regex:
     def search(self, subject: str) -> Captures | None:
         """The groups of a match of *subject*, or None.  A subject that does not start with
         the literal the pattern is anchored to (``^p5/``) cannot match (PCRE2 fails it at its
-        first code unit too): it is answered by comparing that literal, and the search function
-        (with its compiled pattern) is made and kept only once a subject gets past it (a
-        request over a 1 MB file's 20,000 distinct ``^pN/`` rules kept 10 MB of them)."""
+        first code unit too): it is answered by comparing that literal, and the compiled pattern
+        is fetched and kept only once a subject gets past it (a request over a 1 MB file's
+        20,000 distinct ``^pN/`` rules kept 10 MB of search functions and compiled patterns).
+        What is kept is the compiled pattern itself (shared by the Regexes of the pattern while
+        :func:`_compiled`'s cache holds it), searched here: a search function of its own, with
+        its cells and bound search, cost ~410 bytes a pattern besides it (issue 10)."""
         try:
             state = self._search
         except AttributeError:
             state = self._search = self._first_state()
-        if state.__class__ is int:
+        kind = state.__class__
+        if kind is int:
             # the literal is source[1:state + 1], compared without being kept
             if not subject.startswith(self.source[1:state + 1]):
                 return None
             state = self._search = self._searcher()
-        return state(subject)  # type: ignore[operator]
+            kind = state.__class__
+        if kind is not _Pattern:
+            return state(subject)  # type: ignore[operator]  # (a _TRIVIAL pattern's)
+        data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
+        try:
+            m = state.search(data)  # type: ignore[union-attr]
+        except pcre2.LibraryError as exc:
+            return _gave_up(self.source, subject, exc)
+        return Captures(m, data, self._shape.groups) if m is not None else None
 
-    def _first_state(self) -> int | Callable[[str], Captures | None]:
+    def _first_state(self) -> int | pcre2.Pattern | Callable[[str], Captures | None]:
         """The length of the literal the pattern is anchored to (a small int, shared), or
-        the search function when there is none."""
+        what :meth:`_searcher` gives when there is none."""
         prefix = None if self._shape.nocase else _required_prefix(self.source)
         return len(prefix) if prefix else self._searcher()
 
     def matches(self, subject: str) -> bool:
-        """Whether *subject* matches, as ``search`` decides, without keeping the function
-        ``search`` is (a lint asks each pattern of a file once: that function and its cells,
+        """Whether *subject* matches, as ``search`` decides, without keeping the compiled
+        pattern (a lint asks each pattern of a file once: a search function and its cells,
         kept on each of a 1 MB file's 20,000 rules, were 6.7 MB)."""
         if not subject and self._shape.empty is not None:
             return self._shape.empty  # asked when it was compiled (a lint asks every pattern)
-        search = getattr(self, "_search", None)
-        if search is None or search.__class__ is int:
-            search = self._searcher()
-        return search(subject) is not None
+        state = getattr(self, "_search", None)
+        if state is None or state.__class__ is int:
+            state = self._searcher()
+        if state.__class__ is not _Pattern:
+            return state(subject) is not None  # type: ignore[operator]
+        data = to_bytes(subject)
+        try:
+            return state.search(data) is not None  # type: ignore[union-attr]
+        except pcre2.LibraryError as exc:
+            _gave_up(self.source, subject, exc)
+            return False
 
     def search_span(self, subject: bytes) -> tuple[int, int, Captures] | None:
         """A match in *subject* (bytes) with the byte offsets of ``$0`` (for callers that
@@ -219,10 +240,15 @@ class Regex:
                 out.append((name, from_bytes(value)))
         return out
 
-    def _searcher(self) -> Callable[[str], Captures | None]:
-        """The search function of this pattern: one for all the Regexes of the same pattern
-        and case flag (:func:`_search_function`)."""
-        return _search_function(self.source, self._shape.nocase)
+    def _searcher(self) -> pcre2.Pattern | Callable[[str], Captures | None]:
+        """What :meth:`search` searches with: the compiled pattern, or for the handful of
+        patterns that match anything (:data:`_TRIVIAL`) a function that answers without PCRE
+        (:func:`_trivial_function`); either one for all the Regexes of the same pattern and
+        case flag."""
+        source = self.source
+        if source in _TRIVIAL:
+            return _trivial_function(source)
+        return _compiled(source, self._shape.nocase)
 
     def _pattern(self) -> pcre2.Pattern:
         """The compiled pattern (it compiled when this was made)."""
@@ -252,44 +278,24 @@ def _compiled(source: str, nocase: bool) -> pcre2.Pattern:
     return pcre2.compile(_as_apache_compiles(to_bytes(source)), flags, jit=JIT)
 
 
-@functools.lru_cache(maxsize=1024)
-def _search_function(source: str, nocase: bool) -> Callable[[str], Captures | None]:
-    """The function that searches a subject for *source* (compiled with *nocase*), made once
-    per pattern and case flag and shared by the Regexes alike, as :func:`_compiled` shares
-    the compiled pattern: the request model keeps each rule's and condition's function once
-    used, and a config of repeated blocks repeats a few patterns (a 1 MB file of 1,199
-    copies of three templates kept ~0.8 MB of equal closures at SEC002's requests, issue
-    10).  It reads only the pattern and its compile (a function that gives up on a subject
-    records it the same way for every Regex of the pattern)."""
-    trivial = _TRIVIAL.get(source)
-    if trivial is not None:
-        # The handful of patterns that match "anything" (``^``, ``.*``, ``^(.*)$`` …) are
-        # answered without calling PCRE; the result is the same.
-        nonempty, whole, groups = trivial
-        if not nonempty and not whole:
-            # ``^`` and the empty pattern match every subject with an empty $0: one
-            # shared, read-only result.
-            constant = Captures(None, b"", groups, [""] * groups)
-            return lambda subject: constant
+@functools.cache  # (at most one per pattern of _TRIVIAL)
+def _trivial_function(source: str) -> Callable[[str], Captures | None]:
+    """The search function of one of the handful of patterns that match "anything" (``^``,
+    ``.*``, ``^(.*)$`` …: :data:`_TRIVIAL`), answered without calling PCRE; the result is the
+    same.  One per pattern (the case flag changes nothing)."""
+    nonempty, whole, groups = _TRIVIAL[source]
+    if not nonempty and not whole:
+        # ``^`` and the empty pattern match every subject with an empty $0: one
+        # shared, read-only result.
+        constant = Captures(None, b"", groups, [""] * groups)
+        return lambda subject: constant
 
-        def anything(subject: str) -> Captures | None:
-            if nonempty and not subject:
-                return None
-            g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
-            return Captures(None, b"", groups, [g0] * groups)
-        return anything
-    pattern = _compiled(source, nocase)
-    count = _group_count(pattern)  # (a Regex's shape.groups)
-    pattern_search = pattern.search
-
-    def search(subject: str) -> Captures | None:
-        data = subject.encode("utf-8", "surrogateescape")  # to_bytes(), inlined
-        try:
-            m = pattern_search(data)
-        except pcre2.LibraryError as exc:
-            return _gave_up(source, subject, exc)
-        return Captures(m, data, count) if m is not None else None
-    return search
+    def anything(subject: str) -> Captures | None:
+        if nonempty and not subject:
+            return None
+        g0 = subject if whole else ("" if not nonempty else _first_byte(subject))
+        return Captures(None, b"", groups, [g0] * groups)
+    return anything
 
 
 _LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

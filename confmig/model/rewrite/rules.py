@@ -57,7 +57,7 @@ def _flag(name: str) -> Any:
     return property(attrgetter(f"flags.{name}"), set_flag)
 
 
-class Condition:
+class Condition(Regex):
     """One RewriteCond.  ``pattern`` is what is compared against (operator and ``!`` removed);
     ``raw_pattern`` the pattern as written.
 
@@ -69,50 +69,79 @@ class Condition:
     pattern cut from it (``-f`` of ``!-f``: 51 bytes): 212-434 bytes a condition of a file of
     distinct conditions, ~113 now (tests/model/test_rewrite_cond_memory.py; issue 10).  A
     condition whose test or pattern is not its directive's word (a quoted or escaped argument
-    that ``parseargline`` splits otherwise, or no directive) keeps its own string (``_test``,
-    ``_raw_pattern``; None: read from the directive)."""
+    that ``parseargline`` splits otherwise, or no directive) keeps its own strings (``_own``:
+    test and pattern as written, None for one read from the directive; ``_own`` None: both).
 
-    __slots__ = ("_raw_pattern", "_test", "check", "directive", "expr", "flags", "regex",
-                 "template")
+    A regex condition is its own :class:`Regex` (``regex`` is the condition itself, its
+    ``source`` the ``pattern``), as a RewriteRule is: the pattern's compile facts and search
+    state are slots of the condition, not of a 56-byte Regex besides it that kept the pattern
+    as a string of its own (2.8 MB of a lint of a 1 MB chain of 24,000 distinct conditions).
+    The Regex's slots are unset for the other kinds (``regex`` is None)."""
+
+    __slots__ = ("_own", "check", "directive", "expr", "flags")
 
     def __init__(self, directive: Directive | None, test: str, raw_pattern: str,
                  flags: CondFlags = NO_COND_FLAGS, regex: Regex | None = None,
                  expr: Expr | None = None) -> None:
         self.directive = directive
         words = directive.args if directive is not None else ()
-        self._test = None if len(words) > 1 and words[0] == test else test
-        self._raw_pattern = None if len(words) > 1 and words[1] == raw_pattern else raw_pattern
+        own_test = None if len(words) > 1 and words[0] == test else test
+        own_pattern = None if len(words) > 1 and words[1] == raw_pattern else raw_pattern
+        self._own = (None if own_test is None and own_pattern is None
+                     else (own_test, own_pattern))
         self.flags = flags
-        self.regex = regex  # kind "regex": the pattern, compiled with ``nocase``
+        if regex is not None:
+            # kind "regex": the pattern, compiled with ``nocase`` (its compile facts; its
+            # search state made on first use, as a Regex's)
+            self._shape = regex.shape
+            source = regex.source
+            self._source = None if source == self.pattern else source
+        else:
+            self._source = None
         self.expr = expr  # kind "expr": the ap_expr, parsed with the configuration
-        # The test string's expansion (apply._template) and the condition as one function of
-        # the evaluation state (apply._checker), made on first use: a lint evaluates a
-        # condition only where SEC002's requests reach it.
-        self.template: Callable[..., str] | None = None
+        # The condition's checker (apply._checker), chosen on first use: a lint evaluates a
+        # condition only where SEC002's requests reach it.  (Its test string's expansion is
+        # not kept: apply._template.)
         self.check: Callable[..., bool] | None = None
+
+    @property
+    def regex(self) -> Regex | None:
+        """Kind "regex": the pattern's Regex, the condition itself (made with one); else
+        None."""
+        try:
+            self._shape  # noqa: B018 - set when the condition was made with a Regex
+        except AttributeError:
+            return None
+        return self
+
+    @property
+    def source(self) -> str:
+        """The pattern compiled (kind "regex"): :attr:`pattern`."""
+        own = self._source
+        return own if own is not None else self.pattern
 
     @property
     def test(self) -> str:
         """The test string as written."""
-        own = self._test
-        if own is not None:
-            return own
+        own = self._own
+        if own is not None and own[0] is not None:
+            return own[0]
         return self.directive.arg(0)  # type: ignore[union-attr]
 
     @property
     def raw_pattern(self) -> str:
         """The pattern as written, with its ``!`` and operator."""
-        own = self._raw_pattern
-        if own is not None:
-            return own
+        own = self._own
+        if own is not None and own[1] is not None:
+            return own[1]
         return self.directive.arg(1)  # type: ignore[union-attr]
 
     @property
     def pattern(self) -> str:
         """What is compared against: the pattern without its ``!`` and operator."""
-        raw = self._raw_pattern
-        if raw is None:
-            raw = self.directive.arg(1)  # type: ignore[union-attr]
+        own = self._own
+        raw = own[1] if own is not None and own[1] is not None else \
+            self.directive.arg(1)  # type: ignore[union-attr]
         cut = self.flags.cut
         return raw[cut:] if cut else raw
 

@@ -74,6 +74,23 @@ class _Header:
         return item[1] or ""
 
 
+def header_value(name: str, st: EvalState) -> str:
+    """``lookup_header(name) or ""``, as :class:`_Header`'s resolver gives it, for a caller
+    that has the name at hand (a ``RewriteCond %{HTTP:NAME}``'s checker reads it from the
+    condition): one function for every name, nothing made per name."""
+    headers = st.request.headers
+    key = name.lower()
+    try:
+        item = headers._items.get(key)  # Headers.get without its lower()
+    except AttributeError:  # not a Headers
+        return lookup_header(name, st) or ""
+    if item is None:
+        return ""
+    if key != "host":
+        st.vary_this.append(name)
+    return item[1] or ""
+
+
 def _header_resolver(name: str) -> Resolver:
     """The resolver of the header ``name`` (:class:`_Header`)."""
     return _Header(name).value
