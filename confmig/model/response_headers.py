@@ -208,6 +208,8 @@ def apply_headers(ev: Evaluation, entries: Sequence[HeaderEntry], lines: Sequenc
                 ev.note(f"{line.name} at {line.file}:{line.line}: cannot evaluate {exc} "
                         "(entry skipped)")
                 continue
+        elif h.value_at >= 0:  # (text read from the line: see HeaderEntry)
+            value = lines[index].arg(h.value_at)
         else:
             value = format_value(ev, h.format, rnd)
         _apply_header(h, line_name(h, lines[index]), value, table, counts, rnd, ev.request)
