@@ -142,12 +142,12 @@ class _Builder(Transformer):
         token = c[0]
         try:
             regex = Regex(token.value, token.type == "REGEX_I")
-            # (counted, not matched with: no JIT, which cost a third of this compile)
-            groups = pcre2.compile(token.value.encode("utf-8", "surrogateescape"),
-                                   jit=False).groups
         except pcre2.PatternError as exc:  # Apache's own message
             raise ExprError("Failed to compile regular expression") from exc
-        return regex, groups
+        # Its capturing groups as Apache compiled it (at most 9 counted: only "any" matters,
+        # a match with groups sets $0-$9); a second compile of the pattern, as the binding
+        # compiles it, only to count them was a third of an <If>'s parse (issue 10).
+        return regex, regex.captures
 
     def in_(self, c: list[Any]) -> Cond:
         target = c[2]
