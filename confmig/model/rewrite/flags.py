@@ -19,7 +19,7 @@ _SPACE = " \t\n\v\f\r"
 
 # Every status line httpd knows (http_protocol.c); [R=n] rejects any other n except 500.
 _KNOWN_STATUS = frozenset(
-    [100, 101, 102, *range(200, 209), 226, *range(300, 306), 307, 308, *range(400, 418),
+    [100, 101, 102, 103, *range(200, 209), 226, *range(300, 306), 307, 308, *range(400, 418),
      *range(421, 425), 426, 428, 429, 431, 451, *range(500, 509), 510, 511]
 )
 
