@@ -69,6 +69,7 @@ SHAPES: dict[str, tuple[str, str]] = {
     "requireall": ("four-line <RequireAll> blocks, numbered",
                    "<RequireAll>\nRequire all granted\nRequire not ip 10.{a}.{b}.1\n"
                    "</RequireAll>\n"),
+    "allow": ("distinct Allow from lines (mod_access_compat)", "Allow from 10.{a}.{b}.0/24\n"),
     "rewritecond": ("RewriteEngine On, distinct RewriteCond [OR] lines, one RewriteRule at the end",
                     "RewriteCond %{{HTTP:X-{i}}} ^v{i}$ [OR]\n"),
 }

@@ -160,6 +160,8 @@ def ipsubnet_problem(text: str) -> str | None:
     callers report it: None when it is a valid address or subnet, or does not look like an
     address at all (a host name to Allow/Deny); else the message."""
     addr, sep, mask = text.partition("/")
+    if _v4(text) is not None:  # the plain forms: apr takes them all but a /0 mask
+        return "The specified network mask is invalid." if sep and int(mask) == 0 else None
     if not _looks_like_ip(addr):
         return "An IP address was expected" if sep else None
     v6 = _inet_pton(6, addr)

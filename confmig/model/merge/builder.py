@@ -235,7 +235,11 @@ class SectionBuilder:
         if "auth_basic" in self.module_fields:
             modules["auth_basic"] = AuthBasicDir(**self.module_fields["auth_basic"])
         if "access" in t:
-            modules["access"] = AccessDir(**self.access)
+            access = dict(self.access)
+            for key in ("allows", "denies", "directives"):  # (lists while read)
+                if key in access:
+                    access[key] = tuple(access[key])
+            modules["access"] = AccessDir(**access)
         if "alias" in t:
             alias = dict(self.alias)
             alias["redirects"] = tuple(alias.get("redirects", ()))  # (a list while read)
