@@ -87,15 +87,14 @@ LINES: list[tuple[str, int]] = [
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=306]", 500),
     ("RewriteEngine On\nRewriteRule ^ - [L, R]", 500),
     # neighbours of the lines above (issue 10, helper xfails)
+    ('RedirectMatch "" http://e.com/', 500), ('RedirectTemp "" http://e.com/', 500),
+    ('Redirect 301 "" http://e.com/', 200), ('Redirect gone ""', 200),
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=102]", 200),
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=104]", 500),
 ]
 
 # line -> where the model is wrong and whose file it is (left to its owner)
 KNOWN = {
-    'Redirect "" http://e.com/': "merge/alias.py (mementries): TAKE123, empty first word",
-    'RedirectMatch 301 "" http://e.com/': "merge/alias.py (mementries): TAKE23, empty word",
-    'RedirectPermanent "" http://e.com/': "merge/alias.py (mementries): TAKE2, empty word",
     "Require ALL granted": "merge/authz.py (mementries): authz provider names are "
                            "case-sensitive",
     "Require method": "merge/authz.py (mementries): no method is no error (denied, 403)",

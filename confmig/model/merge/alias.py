@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from confmig.model.mapping import AliasEntry, RegexError, compile_config_regex, is_url
-from confmig.model.merge.handlers import handles, on_off
+from confmig.model.merge.handlers import handles, on_off, takes
 from confmig.model.rewrite.uri import atoi
 from confmig.syntax import Directive
 
@@ -95,9 +95,14 @@ def parse_redirect(d: Directive, *, in_dir: bool) -> tuple[AliasEntry | Redirect
     low, high = _ARITY.get(name, (2, 2))
     words = d.args
     count = len(words)
-    if not low <= count <= high:
-        return None, None, f"{d.name} takes {low} to {high} arguments" if low != high else \
-            f"{d.name} takes two arguments"
+    if not low <= count <= high or "" in words:
+        # config.c's TAKE123/TAKE23/TAKE2: an empty word where one is required is missing
+        # (``Redirect "" url`` is 500); its rule and message are handlers.takes'
+        problem = takes(d)
+        if problem is not None or not low <= count <= high:
+            return None, None, problem or (
+                f"{d.name} takes {low} to {high} arguments" if low != high
+                else f"{d.name} takes two arguments")
     arg1 = words[0]
     arg2 = words[1] if count > 1 else None
     arg3 = words[2] if count > 2 else None
