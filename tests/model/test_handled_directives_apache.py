@@ -89,17 +89,18 @@ LINES: list[tuple[str, int]] = [
     # neighbours of the lines above (issue 10, helper xfails)
     ('RedirectMatch "" http://e.com/', 500), ('RedirectTemp "" http://e.com/', 500),
     ('Redirect 301 "" http://e.com/', 200), ('Redirect gone ""', 200),
+    ("Require all granted", 200), ("Require All granted", 500), ("Require all GRANTED", 200),
+    ("Require NOT ip 10.9.9.9\nRequire all granted", 500), ("Require IP 127.0.0.1", 500),
+    ("Require method GET", 200), ("Require method get", 500), ('Require method GET "" BOGUS', 200),
+    ('Require method "" BOGUS', 403),
+    ("AuthName realm", 200), ('AuthName "100%"', 200), ("AuthName $1", 200),
+    ("AuthName %{REMOTE_ADDR", 500), ("AuthType %{X", 500), ("AuthType Basic", 200),
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=102]", 200),
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=104]", 500),
 ]
 
 # line -> where the model is wrong and whose file it is (left to its owner)
 KNOWN = {
-    "Require ALL granted": "merge/authz.py (mementries): authz provider names are "
-                           "case-sensitive",
-    "Require method": "merge/authz.py (mementries): no method is no error (denied, 403)",
-    "AuthName %{X": "merge/authz.py (mementries): AuthName is a string expression",
-    "AuthName %{bogus:x}": "merge/authz.py (mementries): AuthName is a string expression",
     'SetEnvIf Request_URI x ""': "merge/env.py (memregex): empty variable word",
     'SetEnvIf Request_URI "" FOO': "merge/env.py (memregex): empty regex",
     'SetEnvIf "" x FOO': "merge/env.py (memregex): empty header name",

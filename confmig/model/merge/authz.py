@@ -189,10 +189,11 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
     negate = words[0].lower() == "not"
     if negate:
         words.pop(0)
-    provider = words[0].lower() if words else ""
+    # ap_lookup_provider's names are case-sensitive: "Require ALL granted" is 500
+    provider = words[0] if words else ""
     module = AUTHZ_PROVIDERS.get(provider)
     if module is None or not b.has_module(module):
-        return f"Unknown Authz provider: {words[0] if words else ''}"
+        return f"Unknown Authz provider: {provider}"
     provider = _PROVIDER_NAMES[provider]  # one string for every Require line (issue 10)
     rest = d.args_text or " ".join(d.args)
     if negate:
@@ -201,12 +202,12 @@ def _require(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) ->
     if provider == "all" and args.lower() not in ("granted", "denied"):
         return "Require all only takes 'granted' or 'denied'"
     if provider == "method":
-        unknown = [w for w in words[1:]
-                   if w not in BUILTIN_METHODS and w not in b.known_methods]
+        # method_parse_config reads words up to an empty one; no method at all is no error
+        # (an empty set: denied, 403)
+        listed = words[1:words.index("", 1)] if "" in words[1:] else words[1:]
+        unknown = [w for w in listed if w not in BUILTIN_METHODS and w not in b.known_methods]
         if unknown:  # (ap_method_number_of is case-sensitive)
             return f"Invalid Method '{unknown[0]}'"
-        if not words[1:]:
-            return "Unknown method ''"
     if provider == "expr":
         # (the expression model is loaded for a configuration that has an expression)
         from confmig.model.expr import ExprError, parse_cached
@@ -272,8 +273,16 @@ def _authn(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | 
     err = takes(d)
     if err:
         return err
-    b.touched.add("authn")
     value = d.args[0]
+    # set_authname/set_authtype: a string expression (ap_expr_parse_cmd)
+    if any(c in value for c in "%$\\"):
+        from confmig.model.expr import ExprError, parse_string_cached
+
+        try:
+            parse_string_cached(value, restricted=b.restricted)
+        except ExprError as exc:
+            return f"Cannot parse expression '{value}' in {d.name}: {exc}"
+    b.touched.add("authn")
     if d.lname == "authtype":
         b.authn["auth_type"] = None if value.lower() == "none" else value
     else:
