@@ -143,7 +143,7 @@ class _SiteBuilder:
 
     def settings(self, directives: list[Directive]) -> dict[str, Any]:
         """The server-level settings of one server's own directives (None: not set)."""
-        out: dict[str, Any] = {"name": None, "aliases": (), "document_root": None,
+        out: dict[str, Any] = {"name": None, "aliases": [], "document_root": None,
                                "aliases_list": [], "access_names": None,
                                "encoded_slashes": None, "merge_slashes": None,
                                "recursion_limit": None, "name_port": None,
@@ -155,7 +155,7 @@ class _SiteBuilder:
             elif low == "serveradmin" and args:
                 out["server_admin"] = args[0]
             elif low == "serveralias":
-                out["aliases"] = (*out["aliases"], *args)
+                out["aliases"].extend(args)  # (a tuple rebuilt a line was quadratic)
             elif low == "documentroot" and args:
                 root = args[0]
                 if not root.startswith("/"):
@@ -177,6 +177,7 @@ class _SiteBuilder:
                 out["recursion_limit"] = atoi(args[0]) or 10
             elif low == "typesconfig" and args:
                 self.types_config = args[0]
+        out["aliases"] = tuple(out["aliases"])
         return out
 
     def alias(self, d: Directive) -> AliasEntry | None:
