@@ -17,12 +17,12 @@ variables) and mod_env (``SetEnv``/``UnsetEnv``), each in the phase Apache runs 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from confmig.model.mapping import substitute
+from confmig.model.mapping import compile_config_regex, substitute
 from confmig.model.merge import EnvDir, SetEnvIfDir, SetEnvIfEntry
-from confmig.model.rewrite.regex import Captures
+from confmig.model.rewrite.regex import Captures, Regex
 from confmig.model.round import Round
 from confmig.model.variables import lookup_for
 
@@ -68,6 +68,8 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
             special = _SPECIAL.get(key)
             if special is not None:
                 subject = special(ev, rnd)
+            elif entry.header_regex:
+                subject = _header_by_name_regex(headers, entry)
             else:
                 if items is not None:
                     item = items.get(key)
@@ -82,6 +84,26 @@ def match_entries(ev: Evaluation, rnd: Round, entries: Sequence[SetEnvIfEntry],
         if captures is None:
             continue
         _assign(ev, rnd, entry, None if entry.literal else captures)
+
+
+def _header_by_name_regex(headers: Mapping[str, str], entry: SetEnvIfEntry) -> str | None:
+    """``match_headers``' ``pnamereg``: the value of the last request header whose name the
+    entry's attribute (a regex, case-insensitive for SetEnvIfNoCase) matches, or None."""
+    nocase = entry.directive.lname.endswith("nocase")
+    regex = _NAME_REGEXES.get((entry.attribute, nocase))
+    if regex is None:
+        regex = compile_config_regex(entry.attribute, nocase=nocase)
+        if len(_NAME_REGEXES) < 256:
+            _NAME_REGEXES[entry.attribute, nocase] = regex
+    value = None
+    for name in headers:
+        if regex.matches(name):
+            value = headers.get(name)
+    return value
+
+
+# (attribute, nocase) -> the compiled header-name regex (bounded)
+_NAME_REGEXES: dict[tuple[str, bool], Regex] = {}
 
 
 def _assign(ev: Evaluation, rnd: Round, entry: SetEnvIfEntry, captures: Captures | None

@@ -34,6 +34,8 @@ class SetEnvIfEntry(Regex):
     attribute (most files name a few)."""
 
     __slots__ = ("attribute", "directive", "early", "expr", "key", "literal")
+    # the attribute is a regex over the request's header names (:class:`HeaderRegexEntry`)
+    header_regex = False
 
     def __init__(self, directive: Directive, attribute: str, regex: Regex | None,
                  early: bool = False, literal: bool = False, expr: Any = None) -> None:
@@ -92,6 +94,16 @@ class SetEnvIfEntry(Regex):
         return f"<SetEnvIfEntry {self.directive.name} {self.directive.args_text}>"
 
 
+class HeaderRegexEntry(SetEnvIfEntry):
+    """A ``SetEnvIf`` line whose attribute is no special attribute and not a plain name
+    (``is_header_regex``: not ``^[-A-Za-z0-9_]*$``): its value is that of the last request
+    header whose name the attribute (a regex, NoCase as the line) matches, never a
+    variable's (``match_headers``' ``pnamereg``)."""
+
+    __slots__ = ()
+    header_regex = True
+
+
 _PATTERN, _ASSIGNMENTS = 0, 1
 # attribute -> (attribute, its lower case), one pair for the entries alike (bounded)
 _ATTRIBUTES: dict[str, tuple[str, str]] = {}
@@ -148,6 +160,11 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
     nocase = d.lname.endswith("nocase")
     args = list(d.args)
     attribute = "User-Agent" if browser else (args.pop(0) if args else "")
+    # add_setenvif/add_setenvif_core: an empty word is a missing one
+    if not attribute:
+        return f"Missing header-field name for {d.name}"
+    if not args or not args[0]:
+        return f"Missing regular expression for {d.name}"
     if len(args) < 2:
         return f"{d.name} requires at least {'two' if browser else 'three'} arguments"
     pattern = args.pop(0)
@@ -155,11 +172,20 @@ def _setenvif(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str
         regex = compile_config_regex(pattern, nocase=nocase)
     except RegexError as exc:
         return f"{d.name} regex could not be compiled: {exc}"
+    entry_class = SetEnvIfEntry
+    if not browser and _is_header_regex(attribute):
+        # a name other than a special attribute or [-A-Za-z0-9_]* is a regex over the
+        # request's header names (is_header_regex); it must compile
+        try:
+            compile_config_regex(attribute, nocase=nocase)
+        except RegexError:
+            return f"{d.name}Header name regex could not be compiled."
+        entry_class = HeaderRegexEntry
     found = _assignments(b, args)
     if isinstance(found, str):
         return found
     b.touched.add("setenvif")
-    b.setenvif.append(SetEnvIfEntry(d, attribute, regex, found, _is_literal(pattern)))
+    b.setenvif.append(entry_class(d, attribute, regex, found, _is_literal(pattern)))
     return None
 
 
@@ -181,6 +207,15 @@ def _setenvifexpr(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) ->
     return None
 
 
+_TOKEN_CHARS = frozenset("-_ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def _is_header_regex(attribute: str) -> bool:
+    """``is_header_regex``: a name that is no special attribute and not ``^[-A-Za-z0-9_]*$``
+    (the special attributes are all such names)."""
+    return not _TOKEN_CHARS.issuperset(attribute)
+
+
 def _is_literal(pattern: str) -> bool:
     """``non_regex_pattern``: no unescaped regex metacharacter (and no other escape)."""
     escaped = False
@@ -200,6 +235,8 @@ def _assignments(b: SectionBuilder, args: list[str]) -> bool | str:
     """``add_envvars``: whether ``--early`` is given (in server context), or the error of a
     line without a variable; the entry reads its variables from its words on each use
     (:func:`_read_assignments`)."""
+    if "" in args:  # add_envvars reads words up to an empty one
+        args = args[:args.index("")]
     if not args:
         return "Missing envariable expression for SetEnvIf"
     # (a word that partitions to the key "--early" without a value: "--early", "--early=")
@@ -212,6 +249,8 @@ def _read_assignments(args: Iterable[str], early: bool) -> list[tuple[str, str |
     was given in server context, where it is not a variable)."""
     assignments: list[tuple[str, str | None]] = []
     for word in args:
+        if not word:  # add_envvars stops at an empty word
+            break
         key, sep, value = word.partition("=")  # add_envvars: a value starting with "!" unsets
         if sep and value:
             assignments.append((key, None if value.startswith("!") else value))
@@ -228,8 +267,8 @@ def _read_assignments(args: Iterable[str], early: bool) -> list[tuple[str, str |
 def _env(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
     if not d.args:
         return f"{d.name} requires at least one argument"
-    if d.lname == "setenv" and (problem := takes(d)) is not None:
-        return problem  # (TAKE12: "SetEnv a b c" is an error)
+    if (problem := takes(d)) is not None:
+        return problem  # (TAKE12: "SetEnv a b c" is an error; ITERATE: 'UnsetEnv ""' is)
     b.touched.add("env")
     values, unset = b.env
     if d.lname == "setenv":
@@ -237,6 +276,8 @@ def _env(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | No
         unset.discard(d.args[0])
     else:
         for name in d.args:
+            if not name:  # (ITERATE stops at an empty word)
+                break
             values.pop(name, None)
             unset.add(name)
     return None
