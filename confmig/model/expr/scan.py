@@ -301,11 +301,46 @@ def _backref_at(s: str, i: int) -> bool:
     return s[i] == "$" and i + 1 < len(s) and s[i + 1].isdigit()
 
 
+def _first_characters(pattern: str) -> str:
+    """The characters a match of one of :data:`_INITIAL_RULES`' patterns can start with
+    (they are written in a few shapes: a literal, ``\\`` + a character, ``-?`` + a class, a
+    class)."""
+    optional = ""
+    if pattern.startswith("-?"):
+        optional, pattern = "-", pattern[2:]
+    if pattern.startswith("\\"):
+        return optional + pattern[1]
+    if not pattern.startswith("["):
+        return optional + pattern[0]
+    chars, i = [optional], 1
+    while pattern[i] != "]":
+        if pattern[i] == "\\":
+            chars.append({"t": "\t", "n": "\n"}[pattern[i + 1]])
+            i += 2
+        elif pattern[i + 1] == "-" and pattern[i + 2] != "]":
+            chars.extend(chr(c) for c in range(ord(pattern[i]), ord(pattern[i + 2]) + 1))
+            i += 3
+        else:
+            chars.append(pattern[i])
+            i += 1
+    return "".join(chars)
+
+
+# The rules that can match at a character, in the file's order: flex's choice among them is
+# its choice among all (a rule that cannot start there matches nothing).  _longest tried the
+# 36 patterns at every token (issue 10: a third of an <If>'s parse).
+_RULES_AT: dict[str, tuple[tuple[re.Pattern[str], str | None], ...]] = {}
+for _rule in _INITIAL_RULES:
+    for _ch in _first_characters(_rule[0].pattern):
+        _RULES_AT[_ch] = (*_RULES_AT.get(_ch, ()), _rule)
+del _rule, _ch
+
+
 def _longest(s: str, i: int) -> tuple[int, str | None]:
     """flex's choice among :data:`_INITIAL_RULES` at *i*: the longest match, the earliest
     rule on a tie (0 when none matches)."""
     best, kind = 0, None
-    for pattern, token in _INITIAL_RULES:
+    for pattern, token in _RULES_AT.get(s[i], ()):
         m = pattern.match(s, i)
         if m is not None and m.end() - i > best:
             best, kind = m.end() - i, token
