@@ -220,7 +220,10 @@ class SectionBuilder:
             modules["headers"] = HeadersDir(handed_over(onsuccess), handed_over(onsuccess_lines),
                                             handed_over(always), handed_over(always_lines))
         if "dir" in t:
-            modules["dir"] = DirDir(**self.dir_fields)
+            fields = dict(self.dir_fields)
+            if "index_names" in fields:  # (a list while read)
+                fields["index_names"] = tuple(fields["index_names"])
+            modules["dir"] = DirDir(**fields)
         if "expires" in t:
             modules["expires"] = ExpiresDir(**self.expires)
         if "authz" in t:

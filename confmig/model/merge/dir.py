@@ -46,12 +46,13 @@ def merge_dir(base: DirDir, add: DirDir) -> DirDir:
 def _directory_index(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | None:
     """``add_index``: a section's DirectoryIndex lines accumulate; ``disabled`` alone clears."""
     b.touched.add("dir")
-    names = list(b.dir_fields.get("index_names") or ())
+    # a list while the section is read (the builder makes DirDir's tuple): a tuple rebuilt
+    # a line made a file of DirectoryIndex lines quadratic
+    names = b.dir_fields.setdefault("index_names", [])
     if len(d.args) == 1 and d.args[0].lower() == "disabled":
-        names = []
+        names.clear()
     else:
         names.extend(d.args)
-    b.dir_fields["index_names"] = tuple(names)
     b.dir_fields["index_directive"] = d
     return None
 

@@ -123,9 +123,8 @@ def _expires_by_type(b: SectionBuilder, d: Directive, _m: frozenset[str] | None)
     if message:
         return f"'ExpiresByType {mime} {text}': {message}"
     b.touched.add("expires")
-    by_type = dict(b.expires.get("by_type", {}))
-    by_type[mime.lower()] = code
-    b.expires["by_type"] = by_type
+    # one dict while the section is read, handed to ExpiresDir (a copy a line was quadratic)
+    b.expires.setdefault("by_type", {})[mime.lower()] = code
     if mime[slash + 1:] == "*":
         b.expires["wildcards"] = True
     return None
