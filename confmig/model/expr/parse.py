@@ -41,7 +41,7 @@ from confmig.model.expr.nodes import (
     Variable,
     Word,
 )
-from confmig.model.expr.scan import ExprError, scan
+from confmig.model.expr.scan import ExprError, Tok, scan
 from confmig.model.rewrite.regex import Regex
 
 _COMPARE = {
@@ -63,9 +63,28 @@ def parse_string(text: str, *, restricted: bool = False, ssl_loaded: bool = Fals
 
 
 def _parse(text: str, string_result: bool, restricted: bool, ssl_loaded: bool) -> Cond | Word:
+    tokens = scan(text, string_result)
+    head: list[Tok] = []
+    failure: ExprError | None = None
+    if not string_result:
+        # The commonest conditions are built here, without Lark (_fast): the first tokens are
+        # read, and Lark is given the same tokens - and the scanner's error at the same point -
+        # when the condition is longer or of another shape.
+        try:
+            for tok in tokens:
+                head.append(tok)
+                if len(head) > _FAST_LONGEST:
+                    break
+        except ExprError as exc:
+            failure = exc
+        else:
+            if len(head) <= _FAST_LONGEST:
+                tree = _fast(head, _builder(restricted, ssl_loaded))
+                if tree is not None:
+                    return tree
     lark = _parser(restricted, ssl_loaded)
     try:
-        return lark.parse((text, string_result))  # type: ignore[arg-type]
+        return lark.parse(_replay(head, failure, tokens))  # type: ignore[arg-type]
     except VisitError as exc:
         if isinstance(exc.orig_exc, ExprError):
             raise exc.orig_exc from None
@@ -76,16 +95,56 @@ def _parse(text: str, string_result: bool, restricted: bool, ssl_loaded: bool) -
         raise ExprError(f"syntax error{near}") from None
 
 
+def _replay(head: list[Tok], failure: ExprError | None, rest: Iterator[Tok]) -> Iterator[Tok]:
+    yield from head
+    if failure is not None:
+        raise failure
+    yield from rest
+
+
+# The token shapes _fast builds (EXPR_BOOL first): '%{VAR} =~ /re/' (or !~, /re/i),
+# "%{VAR} == 'x'" (any comparison operator) and '-f %{VAR}' (any unary operator).  The
+# builder's callbacks are called with the children Lark gives them, in the order Lark
+# reduces them (so an unknown variable is refused before a regex that does not compile, as
+# by Lark); tests/model/test_expr_fast_shapes.py compares the trees and refusals with Lark's.
+_FAST_LONGEST = 8
+_MATCH_OPS = frozenset({"OP_REG", "OP_NRE"})
+_REGEXES = frozenset({"REGEX", "REGEX_I"})
+
+
+def _fast(toks: list[Tok], b: _Builder) -> Cond | None:
+    n = len(toks)
+    if n < 5 or toks[0].type != "EXPR_BOOL":
+        return None
+    t = [Token(tok.type, tok.value) for tok in toks]
+    types = [tok.type for tok in toks]
+    if types[1] == "VAR_BEGIN" and types[2] == "ID" and types[3] == "VAR_END":
+        if n == 6 and types[4] in _MATCH_OPS and types[5] in _REGEXES:
+            word = b.variable(t[1:4])
+            op = b.match_op([t[4]])
+            return b.regex_match([word, op, b.regex([t[5]])])
+        if (n == 8 and types[4] in _COMPARE and types[5] == "STR_BEGIN"
+                and types[6] == "STRING" and types[7] == "STR_END"):
+            word = b.variable(t[1:4])
+            op = b.compare_op([t[4]])
+            text = b.string([b.literal([t[6]])])
+            return b.comparison([word, op, b.quoted([t[5], text, t[7]])])
+        return None
+    if (n == 5 and types[1] == "OP_UNARY" and types[2] == "VAR_BEGIN" and types[3] == "ID"
+            and types[4] == "VAR_END"):
+        return b.unary([t[1], b.variable(t[2:5])])
+    return None
+
+
 class _ScannerLexer(Lexer):
     """Lark's view of :func:`~confmig.model.expr.scan.scan` (a custom lexer gets the object
-    passed to ``parse``: the text and the parse flags)."""
+    passed to ``parse``: here the scanner's tokens)."""
 
     def __init__(self, lexer_conf: object) -> None:
         pass
 
-    def lex(self, data: tuple[str, bool]) -> Iterator[Token]:  # type: ignore[override]
-        text, string_result = data
-        for tok in scan(text, string_result):
+    def lex(self, data: Iterator[Tok]) -> Iterator[Token]:  # type: ignore[override]
+        for tok in data:
             yield Token(tok.type, tok.value)
 
 
@@ -290,6 +349,11 @@ def _grammar_text() -> str:
 
 
 @functools.cache
+def _builder(restricted: bool, ssl_loaded: bool) -> _Builder:
+    return _Builder(restricted, ssl_loaded)
+
+
+@functools.cache
 def _parser(restricted: bool, ssl_loaded: bool) -> Lark:
     return Lark(_grammar_text(), parser="lalr", lexer=_ScannerLexer,
-                transformer=_Builder(restricted, ssl_loaded), maybe_placeholders=False)
+                transformer=_builder(restricted, ssl_loaded), maybe_placeholders=False)
