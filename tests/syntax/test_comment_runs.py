@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
-import tracemalloc
 
 from confmig.syntax import Blank, Comment, Directive, Node, Section, parse_bytes, print_file
 from confmig.syntax.ast import BLOCK_ROWS
+from tests.syntax.peak import parse_with_peak
 
 # one comment line as written, and its column (the '#'), cycled through by the runs
 _LINES = ((b"#\n", 1), (b"  # two\n", 3), (b"\t#three\r\n", 2), (b"# four \x0c five\x1c\n", 1),
@@ -132,12 +132,7 @@ def test_a_run_made_by_hand() -> None:
 def test_a_file_of_comment_lines_parses_in_a_few_bytes_a_line() -> None:
     # one node a line: 64 bytes a line (the node and its slot in the list); a run: 0.2
     data = b"#\n" * 10_000 + b"Options -Indexes\n" + b"  # x\r\n#\n" * 5_000
-    tracemalloc.start()
-    try:
-        config = parse_bytes(data, "big.htaccess", htaccess=True)
-        peak = tracemalloc.get_traced_memory()[1]  # the file's bytes were there before
-    finally:
-        tracemalloc.stop()
+    config, peak = parse_with_peak(data)
     assert [_position(n) for n in config.nodes] == [
         ("Comment", 1, 1, 10_000), ("Directive", 10_001, 1, 10_001),
         ("Comment", 10_002, 3, 20_001)]
