@@ -341,6 +341,8 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
     false and is reported in *unsupported*; *vary* receives the request headers the
     conditions read (``ap_expr_exec`` adds them to the response's Vary); *subrequest*
     answers their ``-F``/``-U``/``-A``."""
+    from confmig.model.expr import ExprEvalError, ExprUnsupported  # (once a walk, not an <If>)
+
     out: list[ConfigSection] = []
     prev: bool | None = None
     nested: list[ConfigSection] = []
@@ -349,8 +351,6 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
             continue
         if entry.kind in ("if", "elseif"):
             assert entry.condition is not None
-            from confmig.model.expr import ExprEvalError, ExprUnsupported
-
             try:
                 ok = entry.condition.evaluate(lookup, clock, vary, subrequest)
             except ExprUnsupported as exc:
