@@ -10,11 +10,8 @@ import pytest
 
 from confmig.apache.filters import CORE_OUTPUT_FILTERS, MODULE_OUTPUT_FILTERS
 from confmig.lint.testing import ApacheCases, HtaccessCase
-from confmig.load import load_config
-from confmig.model.evaluate import evaluate
-from confmig.model.request import Request, RequestHeaders
-from confmig.model.site_builder import build_site
 from confmig.servers import ApacheBinary
+from tests.model.apache_model import model_statuses
 
 pytestmark = pytest.mark.apache
 
@@ -64,19 +61,12 @@ TEXTS = {
 }
 
 
-def _model_statuses(apache: ApacheCases, names: list[str]) -> dict[str, int]:
-    """The model reading the server's own configuration (its LoadModule lines)."""
-    site = build_site(load_config(apache.conf_path))
-    host = RequestHeaders([("Host", "127.0.0.1")])
-    return {name: evaluate(site, Request(f"/{name}/index.html", "GET", host)).status
-            for name in names}
-
-
 def test_filter_lines_answer_as_apache(apache_binary: ApacheBinary) -> None:
     cases = [HtaccessCase(name, text) for name, text in TEXTS.items()]
     with ApacheCases(cases, modules=MODULES) as apache:
         real = {c.name: apache.status(c.name) for c in cases}
-        model = _model_statuses(apache, list(real))
+        model = dict(zip(real, model_statuses(apache, [f"/{n}/index.html" for n in real]),
+                         strict=True))
     listed = [k for k in TEXTS if k.split("-")[-1].isdigit()]
     assert all(real[k] == 200 for k in listed), {k: real[k] for k in listed if real[k] != 200}
     assert real["bytype-bogus"] == 500 and real["protocol-undeclared"] == 500

@@ -3,9 +3,7 @@ word, another case, too many or too few words, an empty quoted word, a number ou
 an unknown flag, a trailing comma), in an ``.htaccess`` on real Apache and through the model
 (issue 10: "never 200 where Apache fails", and no false 500s).  One Apache run; the table says
 what Apache answers for ``/<case>/index.html`` and the test asserts that Apache and the model
-both do.  Lines the model still answers otherwise are in :data:`KNOWN`, each naming the file
-and its owner, as ``xfail(strict=True)``.  (The directives without a handler:
-tests/model/test_htaccess_500_apache.py.)"""
+both do.  (The directives without a handler: tests/model/test_htaccess_500_apache.py.)"""
 
 from __future__ import annotations
 
@@ -14,11 +12,8 @@ from dataclasses import dataclass, field
 import pytest
 
 from confmig.lint.testing import ApacheCases, HtaccessCase
-from confmig.load import load_config
-from confmig.model.evaluate import evaluate
-from confmig.model.request import Request, RequestHeaders
-from confmig.model.site_builder import build_site
 from confmig.servers import ApacheBinary
+from tests.model.apache_model import model_statuses
 
 # (.htaccess line, Apache's status for /<case>/index.html) - swept on Apache 2.4.71
 LINES: list[tuple[str, int]] = [
@@ -118,10 +113,6 @@ LINES: list[tuple[str, int]] = [
     ("RewriteEngine On\nRewriteRule ^nomatch$ /x [R=104]", 500),
 ]
 
-# line -> where the model is wrong and whose file it is (left to its owner)
-KNOWN: dict[str, str] = {}
-
-
 @dataclass
 class Case:
     """A case that needs more than a line: its AllowOverride, files, the path asked."""
@@ -161,10 +152,7 @@ def statuses(apache_binary: ApacheBinary) -> tuple[list[int], list[int]]:
                           files=c.files) for i, c in enumerate(_ALL)]
     with ApacheCases(cases) as apache:
         real = [apache.status(f"c{i}", c.path) for i, c in enumerate(_ALL)]
-        site = build_site(load_config(apache.conf_path))
-        host = RequestHeaders([("Host", "127.0.0.1")])  # one server: the main one answers
-        model = [evaluate(site, Request(f"/c{i}/{c.path}", "GET", host)).status
-                 for i, c in enumerate(_ALL)]
+        model = model_statuses(apache, [f"/c{i}/{c.path}" for i, c in enumerate(_ALL)])
     return real, model
 
 
@@ -176,19 +164,10 @@ def test_apache_agrees_with_the_table(statuses: tuple[list[int], list[int]]) -> 
     assert differ == {}, differ  # (line, AllowOverride) -> (table, Apache)
 
 
-def _param(index: int) -> object:
-    case = _ALL[index]
-    marks = ([pytest.mark.xfail(strict=True, reason=KNOWN[case.htaccess])]
-             if case.allow_override == "All" and case.htaccess in KNOWN else [])
-    return pytest.param(index, marks=marks, id=f"{case.htaccess!r}@{case.allow_override}")
-
-
 @pytest.mark.apache
-@pytest.mark.parametrize("index", [_param(i) for i in range(len(_ALL))])
+@pytest.mark.parametrize("index", range(len(_ALL)),
+                         ids=[f"{c.htaccess!r}@{c.allow_override}" for c in _ALL])
 def test_model_agrees(statuses: tuple[list[int], list[int]], index: int) -> None:
     case = _ALL[index]
     assert statuses[1][index] == case.status, case.htaccess
 
-
-def test_known_lines_are_in_the_table() -> None:
-    assert set(KNOWN) <= {line for line, _ in LINES}

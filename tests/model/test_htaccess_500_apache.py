@@ -19,13 +19,10 @@ from typer.testing import CliRunner
 
 from confmig.cli import app
 from confmig.lint.testing import ApacheCases, HtaccessCase
-from confmig.load import load_config
-from confmig.model.evaluate import evaluate
 from confmig.model.merge.checks import limit_methods
 from confmig.model.netmatch import ipsubnet_problem
-from confmig.model.request import Request, RequestHeaders
-from confmig.model.site_builder import build_site
 from confmig.servers import ApacheBinary
+from tests.model.apache_model import model_statuses
 
 
 def _limit(methods: str, tag: str = "Limit") -> str:
@@ -98,10 +95,8 @@ LINES = [
 
 
 def _model_statuses(apache: ApacheCases, names: list[str]) -> dict[str, int]:
-    site = build_site(load_config(apache.conf_path))
-    host = RequestHeaders([("Host", "127.0.0.1")])  # one server: the main one answers
-    return {name: evaluate(site, Request(f"/{name}/index.html", "GET", host)).status
-            for name in names}
+    paths = [f"/{name}/index.html" for name in names]
+    return dict(zip(names, model_statuses(apache, paths), strict=True))
 
 
 @pytest.mark.apache
