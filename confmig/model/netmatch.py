@@ -83,10 +83,15 @@ def subnet_refused(text: str) -> bool:
     """A ``Require ip`` word that is not an address or network (:func:`ip_subnet`), or
     that ``apr_ipsubnet_create`` refuses (:func:`ipsubnet_problem`)."""
     if _v4(text) is not None:
-        # every such text is an address apr takes; of the masks, it refuses /0 alone
-        _, sep, mask = text.partition("/")
-        return bool(sep) and int(mask) == 0
+        return _zero_mask(text)
     return ip_subnet(text) is None or ipsubnet_problem(text) is not None
+
+
+def _zero_mask(plain: str) -> bool:
+    """Does apr refuse *plain*, a text :func:`_v4` reads?  It takes every such address and
+    network but one with a ``/0`` mask ("The specified network mask is invalid.")."""
+    _, sep, mask = plain.partition("/")
+    return bool(sep) and int(mask) == 0
 
 
 @lru_cache(maxsize=256)
@@ -159,9 +164,9 @@ def ipsubnet_problem(text: str) -> str | None:
     """What ``apr_ipsubnet_create`` says of *text* (``addr`` or ``addr/mask``), as its
     callers report it: None when it is a valid address or subnet, or does not look like an
     address at all (a host name to Allow/Deny); else the message."""
+    if _v4(text) is not None:
+        return "The specified network mask is invalid." if _zero_mask(text) else None
     addr, sep, mask = text.partition("/")
-    if _v4(text) is not None:  # the plain forms: apr takes them all but a /0 mask
-        return "The specified network mask is invalid." if sep and int(mask) == 0 else None
     if not _looks_like_ip(addr):
         return "An IP address was expected" if sep else None
     v6 = _inet_pton(6, addr)

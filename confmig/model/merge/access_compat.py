@@ -30,7 +30,7 @@ class AllowDeny:
         """The address, host or variable name ("" for ``all``)."""
         if self.kind == "all":
             return ""
-        word = self.directive.args[self.at]
+        word = self.directive.arg(self.at)  # (no list of every word made)
         return word[_NAME_AT.get(self.kind, 0):]
 
 
@@ -64,14 +64,15 @@ def _order(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str | 
 
 @handles("allow", "deny")
 def _allow_deny(b: SectionBuilder, d: Directive, methods: frozenset[str] | None) -> str | None:
-    if len(d.args) < 2 or d.args[0].lower() != "from":
+    args = d.args
+    if len(args) < 2 or args[0].lower() != "from":
         return "allow and deny must be followed by 'from'"
     b.touched.add("access")
     key = "allows" if d.lname == "allow" else "denies"
     # lists while the section is read (the builder makes AccessDir's tuples): a tuple
     # rebuilt a line made a file of Allow lines quadratic, as Redirect's was (d7ff60d)
     entries: list[AllowDeny] = []
-    for at, word in enumerate(d.args[1:], 1):
+    for at, word in enumerate(args[1:], 1):
         low = word.lower()
         if low.startswith("env="):
             kind: Literal["all", "ip", "host", "env", "nenv"] = (
