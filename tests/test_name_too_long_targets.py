@@ -44,6 +44,10 @@ CASES = [
     ("/missing/" + "a" * 300, 200),  # the walk ends at "missing": not stat'ed
     ("/sub/" + "b/" * 2100, 403),  # DocumentRoot + URL-path over APR_PATH_MAX
     ("/sub/page.html", 200),
+    # the same names spelled otherwise: decoded and normalised before the walk
+    ("/sub/" + "%61" * 300, 403), ("//sub//" + "a" * 300, 403),
+    ("/sub/./" + "a" * 300, 403), ("/x/../sub/" + "a" * 300, 403),
+    ("/sub%2f" + "a" * 300, 404),  # an encoded slash: 404 before anything (AllowEncodedSlashes)
 ]
 
 
