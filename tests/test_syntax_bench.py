@@ -204,7 +204,7 @@ WITHOUT_THE_MODEL = "SEC002,CTX011"
 # expression compiled once, helpers memregex and ifcpu: from 29.29x).
 MODEL_BOUNDS = {"directives": 7.5, "distinct": 9.5, "sections": 9.3, "templates": 8.95,
                 "rewrite": 8.8, "rewrite-on": 8.8, "if": 23.5, "rewritecond": 9.95, "allow": 11.95,
-                "setenvif": 8.35, "redirect": 10.0, "requireall": 11.0, "require-ip": 10.0,
+                "setenvif": 8.35, "redirect": 10.0, "requireall": 8.3, "require-ip": 10.0,
                 "quoted-headers": 7.5}
 
 

@@ -19,6 +19,7 @@ from confmig.model.merge.authz import (
     AuthzDir,
     AuthzNode,
     AuthzOp,
+    group_node,
     union_methods,
 )
 from confmig.model.merge.checks import unhandled_problem
@@ -162,7 +163,7 @@ class SectionBuilder:
         self.authz_groups.append(group)
         feed(section.children, methods)
         self.authz_groups.pop()
-        children = tuple(self.authz_stack.pop())
+        children = self.authz_stack.pop()
         if not children:
             self.error(section, f"{group.describe()} directive contains no authorization "
                                 "directives")
@@ -175,8 +176,7 @@ class SectionBuilder:
         if not negate and op == parent.op:
             self.authz_stack[-1].extend(children)
         else:
-            self.authz_stack[-1].append(replace(group, children=children,
-                                                 methods=union_methods(children)))
+            self.authz_stack[-1].append(group_node(section, op, negate, children))
 
     # -- result ---------------------------------------------------------------------------
 
