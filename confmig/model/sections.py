@@ -353,7 +353,8 @@ def _if_condition(node: Section, parent: SectionBuilder) -> Expr | Literal[False
 
     # ifsection: the condition is the first word as ap_getword_conf reads it (quotes
     # removed, \\ and \" unescaped); anything after it is ignored.
-    text = node.args[0] if node.args else ""
+    args = node.args  # (split on each read: read once)
+    text = args[0] if args else ""
     try:
         return parse_cached(text, restricted=parent.restricted)
     except ExprError as exc:

@@ -17,7 +17,7 @@ from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from confmig.syntax.words import SharedWords, WordTable
+from confmig.syntax.words import SharedWords, WordTable, split_words
 
 _SPACE = " \t\n\r\f\v"  # apr_isspace
 _LEAD = " \t\r\f\v"  # white space before a comment line's '#' (apr_isspace but the newline)
@@ -503,30 +503,30 @@ class Directive(_PlacedNode):
 
 
 class SectionShape:
-    """What a section's opening and closing lines say, apart from where it is: its file,
-    column, name and arguments, and its closing line (``close_raw``, or the file's
+    """What a section's opening and closing lines say, apart from where it is and its
+    arguments: its file, column and name, and its closing line (``close_raw``, or the file's
     :class:`Source` when that is the physical line it is on) and error.  Lines are kept as
     distances from the opening line (``end_delta``, ``close_delta``), and the opening line as
     a row in the block of lines that starts at ``base`` (see :data:`BLOCK_ROWS`), so that the
     sections of one block written alike share one shape (the parser shares them: a file of
     ``<Files a>`` blocks repeats the same section; one shape each cost 136 bytes and a line
-    number a section).  ``end`` is None for a section not closed, else the closing line's
-    error ("" for none).  Never modified: a section given other values gets a shape of its
-    own."""
+    number a section).  The arguments are the section's own (:attr:`Section.args`), so that
+    sections that differ only in them share a shape too (a file of ``<If "…qN…">`` blocks
+    kept a shape, a line number and a word list each: 240 bytes a section, issue 10).
+    ``end`` is None for a section not closed, else the closing line's error ("" for none).
+    Never modified: a section given other values gets a shape of its own."""
 
-    __slots__ = ("args", "args_text", "base", "close_delta", "close_raw", "column", "end",
-                 "end_delta", "file", "lname", "name")
+    __slots__ = ("base", "close_delta", "close_raw", "column", "end", "end_delta", "file",
+                 "lname", "name")
 
-    def __init__(self, file: str, column: int, name: str, args: list[str], args_text: str,
-                 end_delta: int, close_raw: str | Source, close_delta: int,
-                 end: str | None, base: int = 0) -> None:
+    def __init__(self, file: str, column: int, name: str, end_delta: int,
+                 close_raw: str | Source, close_delta: int, end: str | None,
+                 base: int = 0) -> None:
         self.file = file
         self.column = column
         self.name = name
         # compared by every rule and merger: computed once, and shared by every section
         self.lname = sys.intern(name.lower())
-        self.args = args
-        self.args_text = args_text
         self.end_delta = end_delta
         self.close_raw = close_raw
         self.close_delta = close_delta
@@ -535,17 +535,16 @@ class SectionShape:
 
     def closed_by(self, close_raw: str | Source, close_delta: int, end: str | None
                   ) -> SectionShape:
-        return SectionShape(self.file, self.column, self.name, self.args, self.args_text,
-                            self.end_delta, close_raw, close_delta, end, self.base)
+        return SectionShape(self.file, self.column, self.name, self.end_delta, close_raw,
+                            close_delta, end, self.base)
 
     def key(self) -> tuple[object, ...]:
-        """Equal for shapes that say the same (``args`` is split from ``args_text``)."""
-        return (self.file, self.column, self.name, self.args_text, self.end_delta,
-                self.close_raw, self.close_delta, self.end, self.base)
+        """Equal for shapes that say the same."""
+        return (self.file, self.column, self.name, self.end_delta, self.close_raw,
+                self.close_delta, self.end, self.base)
 
     def __repr__(self) -> str:
-        return (f"SectionShape({self.file!r}, {self.column}, {self.name!r}, {self.args!r}, "
-                f"end={self.end!r})")
+        return f"SectionShape({self.file!r}, {self.column}, {self.name!r}, end={self.end!r})"
 
 
 @dataclass(eq=False, slots=True, init=False)
@@ -558,15 +557,25 @@ class Section(Node):
     true section rejects (``</IfModule> x``: ``ap_build_cont_config`` wants the exact line,
     ``ap_soak_end_container`` skipping a false one does not); the loader reports it.
 
-    A section keeps its row in its block of lines, opening text and children; everything
-    else (``line``, ``file``, ``column``, ``name``, ``lname``, ``args``, ``args_text``,
-    ``end_line``, ``close_raw``, ``close_line``, ``closed``, ``close_error``) is read from its
+    A section keeps its row in its block of lines, opening text, arguments and children;
+    everything else (``line``, ``file``, ``column``, ``name``, ``lname``, ``end_line``,
+    ``close_raw``, ``close_line``, ``closed``, ``close_error``) is read from its
     :class:`SectionShape`, which sections of a block written alike share.  Never modify
     ``args`` in place.
+
+    The arguments (``_args``) are one of:
+
+    * a :class:`~confmig.syntax.words.SharedWords`: the words and the text, shared by the
+      sections of the file whose opening lines are equal;
+    * a string: the argument text, split into words on each read of ``args`` (a section met
+      once: its words are read a few times by a lint, and a list of them kept cost 88 bytes
+      a section besides its words);
+    * a tuple ``(args_text, args)``: both kept (a node made by hand or by the loader).
     """
 
     _row: int = field(repr=False)
     _shape: SectionShape
+    _args: SharedWords | str | tuple[str, list[str]] = field(repr=False)
     children: list[Node]
 
     def __init__(self, file: str | None = None, line: int | None = None,
@@ -576,26 +585,38 @@ class Section(Node):
                  end_line: int | None = None, children: list[Node] | None = None,
                  close_raw: str | None = None, close_line: int | None = None,
                  _raw: str | Source | None = None, _shape: SectionShape | None = None,
-                 _row: int | None = None) -> None:
-        # What is given wins over _raw, _row and _shape (dataclasses.replace passes those,
-        # and what it changes).
+                 _row: int | None = None,
+                 _args: SharedWords | str | tuple[str, list[str]] | None = None) -> None:
+        # What is given wins over _raw, _row, _shape and _args (dataclasses.replace passes
+        # those, and what it changes).
         old = _shape
         if line is None:
             line = old.base + _row if old is not None and _row is not None else 0
         base, self._row = block_of(line)
         self._raw = raw if raw is not None else _raw if _raw is not None else ""
         self.children = children if children is not None else []
+        if args is None and args_text is None:
+            self._args = _args if _args is not None else ""
+        else:
+            if _args is not None and (args is None or args_text is None):
+                # one of the two replaced: the other is the node's it was made from
+                old_text, old_words = _section_args(_args)
+                args = args if args is not None else old_words
+                args_text = args_text if args_text is not None else old_text
+            if type(args) is SharedWords and args.text == args_text:  # type: ignore[union-attr]
+                self._args = args  # type: ignore[assignment]
+            else:
+                self._args = (args_text if args_text is not None else "",
+                              args if args is not None else [])
         if old is not None and file is None and column is None and name is None \
-                and args is None and args_text is None and end_line is None \
-                and close_raw is None and close_line is None and old.base == base:
+                and end_line is None and close_raw is None and close_line is None \
+                and old.base == base:
             self._shape = old
             return
         self._shape = SectionShape(
             file if file is not None else old.file if old else "",
             column if column is not None else old.column if old else 0,
             name if name is not None else old.name if old else "",
-            args if args is not None else old.args if old else [],
-            args_text if args_text is not None else old.args_text if old else "",
             end_line - line if end_line is not None else old.end_delta if old else -line,
             close_raw if close_raw is not None else old.close_raw if old else "",
             close_line - line if close_line is not None else old.close_delta if old else -line,
@@ -644,11 +665,21 @@ class Section(Node):
 
     @property
     def args(self) -> list[str]:
-        return self._shape.args
+        found = self._args
+        if type(found) is str:
+            return split_words(found)  # type: ignore[arg-type]
+        if type(found) is tuple:
+            return found[1]  # type: ignore[no-any-return]
+        return found  # type: ignore[return-value]
 
     @property
     def args_text(self) -> str:
-        return self._shape.args_text
+        found = self._args
+        if type(found) is str:
+            return found  # type: ignore[return-value]
+        if type(found) is tuple:
+            return found[0]  # type: ignore[no-any-return]
+        return found.text  # type: ignore[union-attr]
 
     @property
     def end_line(self) -> int:
@@ -689,6 +720,15 @@ class Section(Node):
     def walk(self) -> Iterator[Node]:
         """Every node below this section, depth first, in file order."""
         return walk_nodes(self.children)
+
+
+def _section_args(found: SharedWords | str | tuple[str, list[str]]) -> tuple[str, list[str]]:
+    """The argument text and words a section's ``_args`` stands for."""
+    if type(found) is str:
+        return found, split_words(found)  # type: ignore[arg-type]
+    if type(found) is tuple:
+        return found  # type: ignore[return-value]
+    return found.text, found  # type: ignore[union-attr,return-value]
 
 
 def walk_nodes(nodes: list[Node]) -> Iterator[Node]:

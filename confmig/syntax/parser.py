@@ -44,7 +44,13 @@ from confmig.syntax.reader import (
     LineTooLong,
     logical_bytes,
 )
-from confmig.syntax.words import SHARED_ENTRIES, SHARED_LENGTH, WordTable, first_word
+from confmig.syntax.words import (
+    SHARED_ENTRIES,
+    SHARED_LENGTH,
+    SharedWords,
+    WordTable,
+    first_word,
+)
 
 # Sections Apache evaluates while reading (EXEC_ON_READ); their body is read by
 # ap_build_cont_config, which stops quietly at the end of the file.
@@ -221,7 +227,7 @@ class _Builder:
             elif first == b"<" and text[1:2] == b"/":
                 self._close(decode(text), raw, row, col)
             elif first == b"<":
-                self._open(decode(text), raw, row, col, line.last)
+                self._open(decode(text), raw, row, col, line.last, shared)
             else:
                 reader.allocated()
                 stack[-1].children.append(self._directive(decode(text), raw, written, row,
@@ -303,7 +309,8 @@ class _Builder:
         return Directive.parsed(row - place.base, raw, place, name, lname,
                                 self.table if found is None else found)
 
-    def _open(self, text: str, raw: str | Source, row: int, col: int, last: int) -> None:
+    def _open(self, text: str, raw: str | Source, row: int, col: int, last: int,
+              shared: bool) -> None:
         word, rest = first_word(text)
         # ap_build_config_sub: '<Name>' with no arguments is the name with its '>' cut off
         # and the argument string '>'.
@@ -319,9 +326,15 @@ class _Builder:
             raise ReadLimitError(depth_error(self.file, row, col))
         args_text = rest[:bracket].strip(_SPACE)
         args_text = self._share(args_text)
+        # The words of an opening line met before are the table's, shared; those of a line
+        # met once are split when read (Section's docstring).
+        words: SharedWords | str = args_text
+        if shared or args_text in self.table.lists:
+            split = self.table.split(args_text)
+            if type(split) is SharedWords:
+                words = split
         section = Section(self.file, row, col, raw, name=self._share(name),
-                          args=self.table.split(args_text), args_text=args_text,
-                          end_line=row if last == row else last)
+                          end_line=row if last == row else last, _args=words)
         self.stack[-1].children.append(section)
         conditional = section.lname in CONDITIONAL_SECTIONS
         self.reader.allocated()

@@ -18,6 +18,7 @@ import confmig.syntax.parser as parser_module
 from confmig.load import load_htaccess
 from confmig.syntax import Directive, Node, Section, parse_bytes, print_file
 from confmig.syntax.ast import BLOCK_ROWS, Source
+from confmig.syntax.words import SharedWords
 from tests.corpus import apache_corpus_files, needs_corpus
 
 
@@ -145,3 +146,36 @@ def test_directives_at_one_column_share_their_place_and_replace_gets_its_own() -
     renamed = dataclasses.replace(d, name="E", args=["5"])
     assert (renamed.name, renamed.lname, renamed.args, renamed._place) == (
         "E", "e", ["5"], d._place)
+
+
+def test_sections_that_differ_only_in_their_words_share_a_shape_and_keep_their_own_words(
+) -> None:
+    # issue 10: a 1 MB file of <If "…qN…"> blocks kept a shape, a line number and a list of
+    # words a section (240 bytes each); the words are now the section's own, split when read
+    data = b"".join(b'<If "%%{QUERY_STRING} =~ /q%d/">\nHeader set Y %d\n</If>\n' % (i, i)
+                    for i in range(600)) + b"<If \"-z %{HTTPS}\">\nA b\n</If>\n" * 3
+    config = parse_bytes(data, "t/.htaccess", htaccess=True)
+    sections = [n for n in config.nodes if isinstance(n, Section)]
+    assert len({id(s._shape) for s in sections}) <= len({s.line // BLOCK_ROWS
+                                                          for s in sections}) + 2
+    assert [(s.line, s.args, s.args_text, s.close_line) for s in sections[:2]] == [
+        (1, ["%{QUERY_STRING} =~ /q0/"], '"%{QUERY_STRING} =~ /q0/"', 3),
+        (4, ["%{QUERY_STRING} =~ /q1/"], '"%{QUERY_STRING} =~ /q1/"', 6)]
+    assert sections[599].args == ["%{QUERY_STRING} =~ /q599/"]
+    # a line met once keeps its text (split on each read); equal lines share one word list
+    assert type(sections[0]._args) is str
+    first, second, third = sections[-3:]
+    assert [type(s._args) for s in (first, second, third)] == [str, SharedWords, SharedWords]
+    assert first.args == second.args == ["-z %{HTTPS}"] and second.args is third.args
+    # replace() keeps the words it is not given, and gives the node its own
+    renamed = dataclasses.replace(sections[1], args=["-n %{HTTPS}"])
+    assert (renamed.args, renamed.args_text, renamed.line, renamed.name) == (
+        ["-n %{HTTPS}"], '"%{QUERY_STRING} =~ /q1/"', 4, "If")
+    retexted = dataclasses.replace(sections[1], args_text="x y")
+    assert (retexted.args, retexted.args_text) == (["%{QUERY_STRING} =~ /q1/"], "x y")
+    moved = dataclasses.replace(sections[1], line=2000)
+    assert (moved.args, moved.args_text, moved.line, moved.close_line) == (
+        sections[1].args, sections[1].args_text, 2000, 2002)
+    assert sections[1].line == 4
+    assert _describe(pickle.loads(pickle.dumps(sections[1]))) == _describe(sections[1])
+    assert print_file(config).encode() == data
