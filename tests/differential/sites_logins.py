@@ -15,7 +15,7 @@ import hashlib
 
 from tests.differential.harness import ROOT_TOKEN, Case, SiteSpec
 
-LOGIN_MODULES = ("authz_groupfile",)
+LOGIN_MODULES = ("authz_groupfile", "authn_anon")
 PASSWORDS = (
     "# written by htpasswd\n"
     "alice:$apr1$S0WVNNxN$oy7UgTrd2y/elDKanE7rA.\n"
@@ -85,6 +85,12 @@ def basic_logins() -> SiteSpec:
             "digest/.htaccess": "AuthType Digest\nAuthName x\nRequire valid-user\n",
             "satisfy/x.txt": None,
             "satisfy/.htaccess": _login("Order allow,deny\nAllow from 127.0.0.1\nSatisfy Any\n"),
+            # add_authn_provider appends: file, then anon (mod_authn_anon, no Anonymous
+            # users: it finds nobody) - a second line does not replace the first
+            "providers/x.txt": None,
+            "providers/.htaccess": _login("AuthBasicProvider file\nAuthBasicProvider anon\n"),
+            "providers2/x.txt": None,
+            "providers2/.htaccess": _login("AuthBasicProvider anon\nAuthBasicProvider file\n"),
         },
         [
             Case("/basic/x.txt", "no credentials: 401"),
@@ -131,6 +137,11 @@ def basic_logins() -> SiteSpec:
                  basic("alice", "s3cret")),
             Case("/digest/x.txt", "AuthType Digest without mod_auth_digest: 500"),
             Case("/satisfy/x.txt", "Satisfy Any with an allowed address: no login"),
+            Case("/providers/x.txt", "AuthBasicProvider twice: the first line's file still asked",
+                 basic("alice", "s3cret")),
+            Case("/providers/x.txt", "AuthBasicProvider twice: a wrong password",
+                 basic("alice", "S3cret")),
+            Case("/providers2/x.txt", "AuthBasicProvider anon, then file", basic("bob", "hunter2")),
         ],
     )
 

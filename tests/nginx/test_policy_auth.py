@@ -105,6 +105,21 @@ def test_the_plan_carries_the_login(site: object) -> None:
     assert {e.user: e.scheme for e in login_.entries}["bob"] == "bcrypt"
 
 
+def test_the_file_provider_named_twice_is_a_plain_login_another_provider_is_not(
+        site: object) -> None:
+    # add_authn_provider appends (checked on Apache: tests/differential/sites_logins.py):
+    # "file" twice asks the same file twice: still a plain login; "file" then "anon" (not
+    # loaded by the assumed server: Apache answers 500) is no login to carry, and no 200
+    twice = plan_docroot(site(AUTH + "AuthBasicProvider file\nAuthBasicProvider file\n"  # type: ignore[operator]
+                              "Require valid-user\n"))
+    scope = next(s for s in twice.scopes if s.url == "/p/")
+    assert scope.settings.access.login is not None
+    other = plan_docroot(site(AUTH + "AuthBasicProvider file\nAuthBasicProvider anon\n"  # type: ignore[operator]
+                              "Require valid-user\n"))
+    scope = next(s for s in other.scopes if s.url == "/p/")
+    assert scope.settings.access.login is None and scope.settings.access.status != 200
+
+
 def test_valid_user_every_hash_format(site: object, apache_binary: object,
                                       nginx_binary: object) -> None:
     root = site(AUTH + "Require valid-user\n")  # type: ignore[operator]

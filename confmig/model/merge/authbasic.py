@@ -95,7 +95,10 @@ def _auth_basic_provider(b: SectionBuilder, d: Directive,
         module = KNOWN_PROVIDERS.get(name)
         if module is None or not b.has_module(module):
             return (f"Unknown Authn provider: {name}")
-    _basic(b)["providers"] = tuple(d.args)
+    # add_authn_provider appends to the section's list: a second line adds its providers
+    # after the first line's, it does not replace them
+    basic = _basic(b)
+    basic["providers"] = basic.get("providers", ()) + tuple(d.args)  # type: ignore[operator]
     return None
 
 

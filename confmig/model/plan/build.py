@@ -648,16 +648,16 @@ def _access(site: Site, server: VirtualServer, config: DirConfig, url: str) -> A
 
 def _basic_login(site: Site, config: DirConfig, source: Source | None) -> BasicLogin | None:
     """The login a 401 asks for, when it is a plain one: ``AuthType Basic`` with a literal
-    ``AuthName``, the ``file`` provider alone (no AuthBasicFake, no digest algorithm), a
-    readable ``AuthUserFile``, no 2.2 access control, and a ``Require`` tree of only
-    ``valid-user`` or ``user`` lines for every method.  None otherwise."""
+    ``AuthName``, the ``file`` provider alone, named once or more (no AuthBasicFake, no
+    digest algorithm), a readable ``AuthUserFile``, no 2.2 access control, and a ``Require``
+    tree of only ``valid-user`` or ``user`` lines for every method.  None otherwise."""
     authn = config.get("authn")
     if authn is None or (authn.auth_type or "").lower() != "basic" or not authn.auth_name \
             or "%{" in authn.auth_name or "access" in config:
         return None
     basic: AuthBasicDir = config.get("auth_basic") or AuthBasicDir()
     if basic.fake or basic.digest_algorithm is not None \
-            or basic.providers not in (None, ("file",)):
+            or (basic.providers is not None and set(basic.providers) != {"file"}):
         return None
     users_file: AuthnFileDir | None = config.get("authn_file")
     authz = config.get("authz")
