@@ -63,6 +63,7 @@ def test_apache_model_and_converted_config(apache_binary: ApacheBinary, tree: Pa
                       "/d/x.txt": 200}, apache
     assert model == {**apache, "/p/": 403, "/d/": 403}, model
     assert any("FIFO" in step.message for step in listing.steps), listing.steps
+    assert any("never answers" in note for note in listing.unsupported), listing.unsupported
 
     result = convert_docroot(tree)
     with ApacheServer(tree, options="Indexes FollowSymLinks", allow_override="None",

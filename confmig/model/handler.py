@@ -51,6 +51,8 @@ def run_handler(ev: Evaluation, rnd: Round, method: str) -> None:
                                    f"the one for {blocked} opens a FIFO and blocks, so "
                                    "Apache's listing never answers → 403 (as for the FIFO's "
                                    "own directory)")
+                ev.note("Apache never answers this request (its listing waits on the FIFO); "
+                        "403 is confmig's answer in its place, the one its conversions give")
                 return
             rnd.listing = rnd.served = True
             ev.step("handler", "mod_autoindex: directory listing (Options Indexes)")

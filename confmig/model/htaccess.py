@@ -15,6 +15,7 @@ from typing import Any
 from confmig.apache.modules import ModuleSet
 from confmig.apache.registry import AllowOverride, overrides_permit, registry
 from confmig.load import LoadedConfig, ReadState, load_htaccess
+from confmig.load.accessfile import AccessState
 from confmig.model.mapping import StatCache
 from confmig.model.merge import OptsState, SectionBuilder
 from confmig.model.sections import (
@@ -35,6 +36,8 @@ class HtaccessResult:
     section: ConfigSection | None
     status: int
     message: str
+    # Apache never answers (its open() of a FIFO blocks): ``status`` is confmig's stand-in
+    hangs: bool = False
 
 
 def htaccess_permit(opts: OptsState, modules: ModuleSet) -> Permit:
@@ -129,8 +132,8 @@ class AccessFiles:
             if not check.exists:
                 continue
             if not check.readable:
-                return HtaccessResult(path, None, check.status,
-                                      f"{path}: {check.message()}")
+                return HtaccessResult(path, None, check.status, f"{path}: {check.message()}",
+                                      hangs=check.state is AccessState.FIFO)
             loaded = self._preloaded.get(path) or load_htaccess(path, self.state)
             if loaded.errors:
                 err = loaded.errors[0]

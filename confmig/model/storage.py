@@ -52,6 +52,9 @@ def map_to_storage(ev: Evaluation, rnd: Round) -> None:
                 ev.step("walk", f"ignored (AllowOverride Nonfatal): {message}", node)
     if walk.status:
         ev.step("walk", f"{walk.message} → {walk.status}")
+        if walk.hangs:
+            ev.note(f"Apache never answers this request (it waits on the FIFO); {walk.status} "
+                    "is confmig's answer in its place, the one its conversions give")
         rnd.status, rnd.config, rnd.sections = walk.status, config, sections
         return
     if walk.match_env:  # the named groups of <DirectoryMatch>/<FilesMatch>: MATCH_*

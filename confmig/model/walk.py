@@ -80,6 +80,9 @@ class DirWalk:
     # MATCH_<NAME> of the named groups of the regex <DirectoryMatch>/<FilesMatch> matched
     # (r->subprocess_env; set by walk_file), None when there are none
     match_env: dict[str, str] | None = None
+    # Apache never answers: an access file on the way is a FIFO its open() blocks on
+    # (``status`` is then confmig's stand-in, the answer its converters give)
+    hangs: bool = False
 
 
 def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
@@ -110,7 +113,7 @@ def directory_walk(site: Site, server: VirtualServer, filename: str) -> DirWalk:
             result = site.htaccess(level, server.access_names, opts)
             if result.status:
                 return DirWalk(sections, filename, "", None, result.status, result.message,
-                               skipped, opts.opts)
+                               skipped, opts.opts, hangs=result.hangs)
             if result.section is not None:
                 opts.apply(result.section.core)
                 sections.append(result.section)
