@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
+import tracemalloc
 from collections.abc import Iterator
 
 import pytest
@@ -37,6 +39,30 @@ def _directives(text: str) -> list[Directive]:
 ])
 def test_dep001_translation(text: str, expected: str | None) -> None:
     assert translate(_directives(text)) == expected
+
+
+def test_dep001_translation_passes_over_other_lines() -> None:
+    text = "Header set X y\nDeny from all\nRequire all granted\nAllow from 10.0.0.1\n"
+    assert translate(_directives(text)) == "Require ip 10.0.0.1"
+    [found] = finds("DEP001", text)
+    assert (found.line, found.hint) == (2, "replace with: Require ip 10.0.0.1")
+    assert found.message.startswith("Deny/Allow in ")
+
+
+def test_dep001_translation_holds_no_list_of_every_word() -> None:
+    """A line's words are read when it is reached (issue 10): the words of every Allow line
+    held at once were 70 bytes a line, the peak of a lint of 1 MB of ``Allow from`` lines."""
+    n = 3_000
+    nodes = _directives("".join(f"Allow from 10.{i // 256}.{i % 256}.0/24\n" for i in range(n)))
+    for d in nodes:
+        d.args  # noqa: B018 - read (and kept) before, as a lint does
+    gc.collect()
+    tracemalloc.start()
+    equivalent = translate(nodes)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert equivalent == "Require all granted"
+    assert peak / n < 10, f"{peak / n:.0f} bytes a line"
 
 
 def test_dep001_one_finding_per_section_with_the_equivalent() -> None:

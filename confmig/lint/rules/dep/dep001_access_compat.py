@@ -32,11 +32,13 @@ class AccessCompat(Rule):
 
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         for scope in ctx.scopes():
-            old = [d for d in scope.directives if d.lname in ACCESS_COMPAT]
-            if not old:
+            # (no list of the section's Order/Allow/Deny lines: translate passes over others)
+            lines = scope.directives
+            first = next((d for d in lines if d.lname in ACCESS_COMPAT), None)
+            if first is None:
                 continue
-            names = "/".join(dict.fromkeys(d.name for d in old))
-            equivalent = translate(old)
+            names = "/".join(dict.fromkeys(d.name for d in lines if d.lname in ACCESS_COMPAT))
+            equivalent = translate(lines)
             if equivalent is not None:
                 hint = f"replace with: {equivalent}"
                 message = (f"{names} in {scope.label} is 2.2 access control "
@@ -45,4 +47,4 @@ class AccessCompat(Rule):
                 hint = f"rewrite with Require / <RequireAll> / <RequireAny>: {UPGRADE_DOC}"
                 message = (f"{names} in {scope.label} is 2.2 access control "
                            "(mod_access_compat); rewrite it with Require")
-            yield self.finding(old[0], message, hint=hint)
+            yield self.finding(first, message, hint=hint)

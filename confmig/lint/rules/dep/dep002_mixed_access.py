@@ -53,9 +53,11 @@ class MixedAccessControl(Rule):
     def check_file(self, ctx: FileContext) -> Iterator[Finding]:
         grouped = _grouped(ctx)
         for scope in ctx.scopes():
-            old = [d for d in scope.directives if d.lname in ACCESS_COMPAT]
             new = [d for d in scope.directives if d.lname in REQUIRE]
-            if not old or not new:
+            if not new:  # (read first: most sections have none)
+                continue
+            old = [d for d in scope.directives if d.lname in ACCESS_COMPAT]
+            if not old:
                 continue
             satisfy = [d for d in old if d.lname == "satisfy" and d.args]
             any_ = bool(satisfy) and satisfy[-1].args[0].lower() == "any"
