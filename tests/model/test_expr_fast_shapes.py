@@ -1,8 +1,9 @@
 """The commonest ``ap_expr`` conditions (``%{VAR} =~ /re/``, ``%{VAR} == 'x'``, ``-f %{VAR}``)
 are built without Lark (issue 10: Lark's LALR parse was the largest part of a lint of a 1 MB
-file of ``<If>`` blocks).  The tree - or the refusal, with its message - is the one Lark
-gives, compared on generated conditions of those shapes and near them, the test suite's
-expressions and random token soups, in every context (restricted, mod_ssl loaded)."""
+file of ``<If>`` blocks), from the tokens read in one pass (``common_tokens``) or scanned.
+The tree - or the refusal, with its message - is the one Lark gives, compared on generated
+conditions of those shapes and near them, the test suite's expressions and random token
+soups, in every context (restricted, mod_ssl loaded)."""
 
 from __future__ import annotations
 
@@ -71,13 +72,26 @@ def test_same_tree_as_lark(monkeypatch: pytest.MonkeyPatch, restricted: bool,
         built["n"] += tree is not None
         return tree
 
+    read = {"n": 0}
+    real_common = parse_module.common_tokens
+
+    def counting_common(text):  # type: ignore[no-untyped-def]
+        tokens = real_common(text)
+        read["n"] += tokens is not None
+        return tokens
+
     monkeypatch.setattr(parse_module, "_fast", counting)
+    monkeypatch.setattr(parse_module, "common_tokens", counting_common)
+    assert [_outcome(t, restricted, ssl_loaded) for t in texts] == fast
+    # the scanner's tokens (not the one pass of common_tokens) for _fast
+    monkeypatch.setattr(parse_module, "common_tokens", lambda _text: None)
     assert [_outcome(t, restricted, ssl_loaded) for t in texts] == fast
     monkeypatch.setattr(parse_module, "_FAST_LONGEST", -1)  # Lark for every condition
     lark = [_outcome(t, restricted, ssl_loaded) for t in texts]
     differ = [(t, a, b) for t, a, b in zip(texts, fast, lark, strict=True) if a != b]
     assert differ == []
     assert built["n"] > 1000  # (the fast shapes were met)
+    assert read["n"] > 1000  # (read in one pass)
     assert sum(o[0] == "refused" for o in fast) > 1000
 
 

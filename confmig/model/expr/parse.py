@@ -41,7 +41,7 @@ from confmig.model.expr.nodes import (
     Variable,
     Word,
 )
-from confmig.model.expr.scan import ExprError, Tok, scan
+from confmig.model.expr.scan import ExprError, Tok, common_tokens, scan
 from confmig.model.rewrite.regex import Regex
 
 _COMPARE = {
@@ -63,6 +63,14 @@ def parse_string(text: str, *, restricted: bool = False, ssl_loaded: bool = Fals
 
 
 def _parse(text: str, string_result: bool, restricted: bool, ssl_loaded: bool) -> Cond | Word:
+    if not string_result:
+        # The commonest conditions, read in one pass into the scanner's tokens (common_tokens)
+        # and built without Lark (_fast); anything else is scanned and parsed below.
+        common = common_tokens(text)
+        if common is not None:
+            tree = _fast(common, _builder(restricted, ssl_loaded))
+            if tree is not None:
+                return tree
     tokens = scan(text, string_result)
     head: list[Tok] = []
     failure: ExprError | None = None
@@ -113,26 +121,27 @@ _REGEXES = frozenset({"REGEX", "REGEX_I"})
 
 
 def _fast(toks: list[Tok], b: _Builder) -> Cond | None:
+    # The callbacks are given what they read of Lark's tokens (.type, .value, the text:
+    # a Token is its value) - a Tok, or its value for the text - not Lark Tokens.
     n = len(toks)
     if n < 5 or toks[0].type != "EXPR_BOOL":
         return None
-    t = [Token(tok.type, tok.value) for tok in toks]
     types = [tok.type for tok in toks]
     if types[1] == "VAR_BEGIN" and types[2] == "ID" and types[3] == "VAR_END":
         if n == 6 and types[4] in _MATCH_OPS and types[5] in _REGEXES:
-            word = b.variable(t[1:4])
-            op = b.match_op([t[4]])
-            return b.regex_match([word, op, b.regex([t[5]])])
+            word = b.variable([None, toks[2].value])
+            op = b.match_op([toks[4]])
+            return b.regex_match([word, op, b.regex([toks[5]])])
         if (n == 8 and types[4] in _COMPARE and types[5] == "STR_BEGIN"
                 and types[6] == "STRING" and types[7] == "STR_END"):
-            word = b.variable(t[1:4])
-            op = b.compare_op([t[4]])
-            text = b.string([b.literal([t[6]])])
-            return b.comparison([word, op, b.quoted([t[5], text, t[7]])])
+            word = b.variable([None, toks[2].value])
+            op = b.compare_op([toks[4]])
+            text = b.string([b.literal([toks[6].value])])
+            return b.comparison([word, op, b.quoted([None, text, None])])
         return None
     if (n == 5 and types[1] == "OP_UNARY" and types[2] == "VAR_BEGIN" and types[3] == "ID"
             and types[4] == "VAR_END"):
-        return b.unary([t[1], b.variable(t[2:5])])
+        return b.unary([toks[1].value, b.variable([None, toks[3].value])])
     return None
 
 

@@ -83,6 +83,67 @@ def scan(text: str, string_result: bool = False) -> Iterator[Tok]:
     return _Scanner(text, string_result).tokens()
 
 
+# The commonest whole conditions read in one pass (issue 10: the scanner's generator, a call
+# and a Tok a token, was a third of the parse of a 1 MB file of <If> blocks).  A fixed pattern
+# of confmig's own that recognises token shapes (no pattern from a config is compiled with
+# ``re``): '%{NAME} =~ /re/' (or !~, m#re# with any delimiter but _, /re/i),
+# "%{NAME} == 'x'" (any comparison operator; a string without \, a newline, % or $) and
+# '-f %{NAME}' (a one-letter unary operator), with blanks where the scanner skips them.
+_BLANKS = r"[ \t\n]*"
+_NAME = r"[a-zA-Z][a-zA-Z0-9_]*"
+_COMMON = re.compile(
+    _BLANKS
+    + r"(?:-(?P<unary>[a-zA-Z_])" + _BLANKS + r"%\{(?P<uname>" + _NAME + r")\}"
+    + r"|%\{(?P<name>" + _NAME + r")\}" + _BLANKS
+    + r"(?:(?P<mop>=~|!~)" + _BLANKS
+    + r"""(?:/(?P<slash>[^/]*)/|m(?P<delim>[#$%^,;:?|\-!.'"])(?P<body>.*?)(?P=delim))"""
+    + r"(?P<nocase>i)?"
+    + r"|(?P<cop>==?|!=|<=?|>=?|-eq|-ne|-ge|-le|-gt|-lt|eq|ne|ge|le|gt|lt)" + _BLANKS
+    + r"""(?:'(?P<single>[^\\\n%$']*)'|"(?P<double>[^\\\n%$"]*)")))"""
+    + _BLANKS, re.DOTALL)
+_COMPARE_TYPES = {
+    "==": "OP_STR_EQ", "=": "OP_STR_EQ", "!=": "OP_STR_NE", "<": "OP_STR_LT",
+    "<=": "OP_STR_LE", ">": "OP_STR_GT", ">=": "OP_STR_GE", "-eq": "OP_EQ", "-ne": "OP_NE",
+    "-ge": "OP_GE", "-le": "OP_LE", "-gt": "OP_GT", "-lt": "OP_LT", "eq": "OP_EQ",
+    "ne": "OP_NE", "ge": "OP_GE", "le": "OP_LE", "gt": "OP_GT", "lt": "OP_LT"}
+# (a Tok is immutable: the tokens that carry no text of their own are shared)
+_SHARED = {text: Tok(kind, text) for text, kind in
+           (*_COMPARE_TYPES.items(), ("=~", "OP_REG"), ("!~", "OP_NRE"))}
+_EXPR_BOOL, _VAR_BEGIN, _VAR_END = Tok("EXPR_BOOL"), Tok("VAR_BEGIN"), Tok("VAR_END")
+_QUOTES = {q: (Tok("STR_BEGIN", q), Tok("STR_END", q)) for q in "'\""}
+
+
+def common_tokens(text: str) -> list[Tok] | None:
+    """What ``list(scan(text))`` gives for a condition of one of :data:`_COMMON`'s shapes, or
+    None for any other text (the scanner reads it, and refuses what it refuses)."""
+    m = _COMMON.fullmatch(text)
+    if m is None:
+        return None
+    unary, name, mop, cop = m.group("unary", "name", "mop", "cop")
+    if unary is not None:
+        return [_EXPR_BOOL, Tok("OP_UNARY", unary), _VAR_BEGIN, Tok("ID", m.group("uname")),
+                _VAR_END]
+    head = [_EXPR_BOOL, _VAR_BEGIN, Tok("ID", name), _VAR_END]
+    if mop is not None:
+        body = m.group("slash")
+        if body is None:
+            body = m.group("body")
+            if m.group("delim") in body:  # (the regex ends at the first delimiter)
+                return None
+        if len(body) >= MAX_STRING_LEN:  # "Regexp too long"
+            return None
+        head += (_SHARED[mop], Tok("REGEX" if m.group("nocase") is None else "REGEX_I", body))
+        return head
+    quote, string = ("'", m.group("single")) if m.group("double") is None else (
+        '"', m.group("double"))
+    if len(string) >= MAX_STRING_LEN:  # "String too long"
+        return None
+    begin, end = _QUOTES[quote]
+    head += (_SHARED[cop], begin, Tok("STRING", string), end) if string else (
+        _SHARED[cop], begin, end)
+    return head
+
+
 class _Scanner:
     def __init__(self, text: str, string_result: bool) -> None:
         self.s = text
