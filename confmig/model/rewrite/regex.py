@@ -115,16 +115,24 @@ class Regex:
 
     def __init__(self, source: str, nocase: bool = False) -> None:
         self._source = source
-        pattern = _compiled(source, nocase)
-        # the named groups, as ``ap_regname`` lists them: (number, name)
-        names = tuple(sorted(
-            (number, name if isinstance(name, str) else from_bytes(name))
-            for name, number in pattern.groupindex.items()))
-        try:
-            empty: bool | None = pattern.search(b"") is not None
-        except pcre2.LibraryError:
-            empty = None  # asked again (and recorded) by matches("")
-        shape = _Shape(_group_count(pattern), nocase, names, empty)
+        if len(source) <= _PLAIN_MAX and source and not source.strip(_PLAIN):
+            # Plain literal characters only (q17036): what its compile would tell is known -
+            # it compiles, has no group, does not match "" - and the pattern is compiled when
+            # first searched (a 1 MB file of <If "%{QUERY_STRING} =~ /qN/"> blocks compiled
+            # each one to learn this, a third of an <If>'s parse; issue 10).
+            shape = _Shape(1, nocase, (), False)
+        else:
+            pattern = _compiled(source, nocase)
+            # the named groups, as ``ap_regname`` lists them: (number, name); a named group
+            # is a capturing group (a pattern without any has none to ask for)
+            names = () if not pattern.groups else tuple(sorted(
+                (number, name if isinstance(name, str) else from_bytes(name))
+                for name, number in pattern.groupindex.items()))
+            try:
+                empty: bool | None = pattern.search(b"") is not None
+            except pcre2.LibraryError:
+                empty = None  # asked again (and recorded) by matches("")
+            shape = _Shape(_group_count(pattern), nocase, names, empty)
         if len(_SHAPES) < _MAX_SHAPES:
             shape = _SHAPES.setdefault(shape, shape)
         self._shape = shape
@@ -308,6 +316,13 @@ def _trivial_function(source: str) -> Callable[[str], Captures | None]:
 _LITERAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                      "/-_~%,;:@&=!<>'\" ")
 _QUANTIFIERS = frozenset("?*+{")
+# Characters that are a literal of their own wherever they stand in a pattern (no
+# metacharacter, no escape; PCRE2 without EXTENDED: space and # are literals) and a bound
+# well under PCRE2's largest compiled pattern: a non-empty pattern of these alone compiles,
+# has no group and does not match the empty subject (Regex.__init__, checked against the
+# compile by tests/model/test_regex_plain_shape.py).
+_PLAIN = "".join(sorted(_LITERAL))
+_PLAIN_MAX = 4096
 
 
 def _required_prefix(source: str) -> str:
