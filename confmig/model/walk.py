@@ -344,18 +344,21 @@ def if_walk(ifs: Sequence[ConfigSection], lookup: Lookup,
     false and is reported in *unsupported*; *vary* receives the request headers the
     conditions read (``ap_expr_exec`` adds them to the response's Vary); *subrequest*
     answers their ``-F``/``-U``/``-A``."""
-    from confmig.model.expr import ExprEvalError, ExprUnsupported  # (once a walk, not an <If>)
+    from confmig.model.expr import Evaluation, ExprEvalError, ExprUnsupported  # (once a walk)
 
+    # one evaluation for the walk's conditions, each run afresh (Evaluation.test)
+    run = Evaluation(lookup, clock, subrequest, vary=[] if vary is None else vary)
     out: list[ConfigSection] = []
     prev: bool | None = None
     nested: list[ConfigSection] = []
     for entry in ifs:
-        if entry.kind in ("elseif", "else") and prev:
+        kind = entry.kind
+        if kind != "if" and prev:  # an <ElseIf>/<Else> after a true condition
             continue
-        if entry.kind in ("if", "elseif"):
+        if kind != "else":
             assert entry.condition is not None
             try:
-                ok = entry.condition.evaluate(lookup, clock, vary, subrequest)
+                ok = run.test(entry.condition.tree)
             except ExprUnsupported as exc:
                 unsupported.append(f"{entry.label} at {entry.where}: cannot evaluate {exc}")
                 ok = False

@@ -22,9 +22,11 @@ import stat as stat_mod
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from confmig.model.expr import names
 from confmig.model.expr.fnmatch import fnmatch
+from confmig.model.expr.names import MAX_RECURSION
 from confmig.model.expr.nodes import (
     And,
     Backref,
@@ -55,6 +57,12 @@ MAX_FILE_SIZE = 10 * 1024 * 1024
 _UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _PATH_SAFE = frozenset(b"$-_.+!*'(),:;@&=/~")
+# The names Evaluation.variable answers itself, or not by a lookup of the name alone: the
+# clock's, API_VERSION, HTTP2/IPV6 (off unless known), the request headers' (added to Vary),
+# REMOTE_IDENT; any other name is the request's, looked up at once.
+_OWN_VARIABLES = frozenset({"TIME_YEAR", "TIME_MON", "TIME_DAY", "TIME_HOUR", "TIME_MIN",
+                            "TIME_SEC", "TIME_WDAY", "TIME", "API_VERSION", "HTTP2", "IPV6",
+                            *names.HEADER_VARIABLES, "REMOTE_IDENT"})
 
 
 class ExprUnsupported(Exception):
@@ -65,7 +73,7 @@ class ExprEvalError(Exception):
     """An evaluation Apache itself fails (``ap_expr_exec`` returns -1)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class Evaluation:
     """The state of one ``ap_expr_exec``: the request's lookups, the clock, the recursion
     level, the last regex match with groups (``$0``–``$9``), the headers to add to Vary and
@@ -80,22 +88,42 @@ class Evaluation:
 
     # -- conditions -------------------------------------------------------------------------
 
+    def test(self, tree: Cond) -> bool:
+        """One ``ap_expr_exec`` of the condition *tree* for this evaluation's request, as
+        :meth:`Expr.evaluate <confmig.model.expr.Expr.evaluate>` makes it with an evaluation
+        of its own: the recursion level and ``$0``-``$9`` start afresh, and the headers it
+        reads stay in ``vary`` only when it gives an answer (an exception leaves ``vary`` as
+        it was).  A walk of many ``<If>`` conditions asks one evaluation for each."""
+        self.depth = 0
+        self.source = None
+        vary = self.vary
+        mark = len(vary)
+        try:
+            return self.cond(tree)
+        except BaseException:
+            del vary[mark:]
+            raise
+
     def cond(self, node: Cond) -> bool:
-        self._enter()
+        depth = self.depth  # (the recursion limit: AP_EXPR_MAX_RECURSION)
+        if depth >= MAX_RECURSION:
+            raise ExprEvalError("Recursion limit reached")
+        self.depth = depth + 1
         result = False
         while isinstance(node, Not):  # op_Not loops without recursing
             result = not result
             node = node.operand
-        if isinstance(node, Or):
+        # (the node kinds are distinct classes: tested the commonest first, a <If>'s =~)
+        if isinstance(node, Match):
+            value = self._match(node)
+        elif isinstance(node, Or):
             value = self.cond(node.left) or self.cond(node.right)
         elif isinstance(node, And):
             value = self.cond(node.left) and self.cond(node.right)
-        elif isinstance(node, Const):
-            value = node.value
         elif isinstance(node, Compare):
             value = self._compare(node)
-        elif isinstance(node, Match):
-            value = self._match(node)
+        elif isinstance(node, Const):
+            value = node.value
         elif isinstance(node, In):
             value = self._in(node)
         elif isinstance(node, Unary):
@@ -160,13 +188,16 @@ class Evaluation:
     # -- words ------------------------------------------------------------------------------
 
     def word(self, node: Word) -> str:
-        self._enter()
-        if isinstance(node, Literal):
+        depth = self.depth  # (the recursion limit, as in cond)
+        if depth >= MAX_RECURSION:
+            raise ExprEvalError("Recursion limit reached")
+        self.depth = depth + 1
+        if isinstance(node, Variable):
+            value = self.variable(node.name)
+        elif isinstance(node, Literal):
             value = node.text
         elif isinstance(node, Concat):
             value = "".join(self.word(part) for part in node.parts)
-        elif isinstance(node, Variable):
-            value = self.variable(node.name)
         elif isinstance(node, Call):
             value = self.call(node.name, self.word(node.arg))
         else:
@@ -181,6 +212,11 @@ class Evaluation:
         return source.group(node.index)
 
     def variable(self, name: str) -> str:
+        if name not in _OWN_VARIABLES:  # (most names: the request's, asked for at once)
+            value = self.lookup(name)
+            if value is None:
+                self._unknown(name)
+            return value  # type: ignore[return-value]
         if name in ("TIME_YEAR", "TIME_MON", "TIME_DAY", "TIME_HOUR", "TIME_MIN", "TIME_SEC",
                     "TIME_WDAY", "TIME"):
             return _time_variable(name, self.now)
@@ -241,18 +277,18 @@ class Evaluation:
     def _known(self, name: str) -> str:
         value = self.lookup(name)
         if value is None:
-            table, _, key = name.rpartition(":")
-            if table == "OSENV":
-                raise ExprUnsupported(f"the server process's environment variable {key}")
-            if table == "NOTE":
-                raise ExprUnsupported(f"the request note {key} (set by modules as they run)")
-            raise ExprUnsupported(f"%{{{key}}}")
-        return value
+            self._unknown(name)
+        return value  # type: ignore[return-value]
 
-    def _enter(self) -> None:
-        if self.depth >= names.MAX_RECURSION:
-            raise ExprEvalError("Recursion limit reached")
-        self.depth += 1
+    @staticmethod
+    def _unknown(name: str) -> NoReturn:
+        """The model does not know *name*'s value for this request."""
+        table, _, key = name.rpartition(":")
+        if table == "OSENV":
+            raise ExprUnsupported(f"the server process's environment variable {key}")
+        if table == "NOTE":
+            raise ExprUnsupported(f"the request note {key} (set by modules as they run)")
+        raise ExprUnsupported(f"%{{{key}}}")
 
 
 def atoi64(text: str) -> int:
