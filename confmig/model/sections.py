@@ -15,6 +15,7 @@ from confmig.model.mapping import RegexError, compile_config_regex
 from confmig.model.merge import CoreDir, DirConfig, SectionBuilder
 from confmig.model.merge.builder import handed_over
 from confmig.model.merge.checks import limit_methods
+from confmig.model.merge.headers import header_problem
 from confmig.model.rewrite.regex import Regex
 from confmig.model.wildcard import fnmatch_regex, is_fnmatch
 from confmig.syntax import Directive, Node, Section
@@ -333,15 +334,49 @@ def build_if_section(node: Section, permit: Permit | None, parent: SectionBuilde
     condition = _if_condition(node, parent)
     if condition is False:
         return None
-    b = within.builder()
-    SectionCollector(b, "if", permit, []).feed(node.children)
+    errors = _line_errors(node.children, permit, within.restricted)
+    if errors is None:  # (a line that its section's builder reads)
+        b = within.builder()
+        SectionCollector(b, "if", permit, []).feed(node.children)
+        errors = b.errors
     if node.lname == "else" and node.args:
         parent.error(node, "<Else> does not take an argument")
         return None
     # (the errors its lines give, not those of its build, whose configuration is not made
     # here: as before the build was deferred, those stay the section's own)
-    parent.errors.extend(b.errors)
+    parent.errors.extend(errors)
     return IfSection(node, condition, within)
+
+
+# The directives whose errors their line alone gives (and whether the context is restricted),
+# not the lines before them in their section: (restricted, line) → Apache's error or None,
+# what the builder's handler returns for it.
+_LINE_CHECKS: dict[str, Callable[[bool, Directive], str | None]] = {"header": header_problem}
+
+
+def _line_errors(nodes: list[Node], permit: Permit | None, restricted: bool
+                 ) -> list[tuple[Node, str]] | None:
+    """The errors of a section's lines when each is a directive whose errors its line alone
+    gives (:data:`_LINE_CHECKS`), or a comment or a blank line: what a builder fed them finds
+    (see :meth:`SectionCollector._allowed`), without one — made for each ``<If>`` of a file
+    of them, and a ``HeaderEntry`` for each line, they were most of the time the model took
+    to read it.  None when a line is another directive or a section."""
+    for node in nodes:
+        if isinstance(node, Section) or (isinstance(node, Directive)
+                                         and node.lname not in _LINE_CHECKS):
+            return None
+    errors: list[tuple[Node, str]] = []
+    for node in nodes:
+        if not isinstance(node, Directive):
+            continue
+        message = permit(node) if permit is not None else None
+        if message is None:
+            message = _LINE_CHECKS[node.lname](restricted, node)
+        elif message.startswith("nonfatal:"):  # (skipped, its builder's config unused)
+            continue
+        if message:
+            errors.append((node, message))
+    return errors
 
 
 def _if_condition(node: Section, parent: SectionBuilder) -> Expr | Literal[False] | None:

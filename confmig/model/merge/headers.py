@@ -232,36 +232,24 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     ``echo``, whose name is a regex, nor on a value that is its own format but whether it
     holds a control character: the lines that differ only there share one entry.)"""
     args = d.args
-    count = len(args)
-    at = 2 if args and args[0].lower() in ("always", "onsuccess") else 1
-    value_at = -1
-    action = args[at - 1].lower() if count > at else "echo"
-    if action != "echo":
-        key: tuple[Any, ...] = (b.restricted, at, name_kind(field_name(args[at])), *args[:at],
-                                *args[at + 1:])
-        value = args[at + 1] if count > at + 1 else None
-        # past the section's first _OWN_VALUES Header lines, a line without an equal one
-        # (but for its name) met before, whose value is its own format (text without "%"
-        # nor backslash, not "expr=..."), shares the entry of the lines alike but for it
-        if value is not None and action in _VALUE_ACTIONS and key not in _PARSED \
-                and len(b.header_lines[0]) + len(b.header_lines[1]) >= _OWN_VALUES \
-                and "%" not in value and "\\" not in value and not value.startswith("expr="):
-            value_at = at + 1
-            key = (*key[:at + 3], _LINE_VALUE,
-                   value.isprintable() or CONTROL_CHARACTER.search(value) is None,
-                   *key[at + 4:])
-    else:
-        key = (b.restricted, -1, *args)
+    key, value_at = _entry_key(b.restricted, args)
     parsed = _PARSED.get(key)
     if parsed is None:
-        found = _parse_header(b, d)
-        if isinstance(found, str):
-            return found
-        if value_at >= 0:  # (the value read from each line: see HeaderEntry)
-            found = replace(found, value="", format=(), value_at=value_at)
-        if len(_PARSED) >= 1024:
-            _PARSED.clear()
-        parsed = _PARSED[key] = found
+        # past the section's first _OWN_VALUES Header lines, a line without an equal one
+        # (but for its name) met before, whose value is its own format, shares the entry of
+        # the lines alike but for it
+        shared = _shared_key(key, value_at, args) if len(b.header_lines[0]) \
+            + len(b.header_lines[1]) >= _OWN_VALUES else None
+        if shared is not None:
+            key = shared
+            parsed = _PARSED.get(key)
+        else:
+            value_at = -1
+        if parsed is None:
+            found = _parse_header(b.restricted, d)
+            if isinstance(found, str):
+                return found
+            parsed = _keep(key, found, value_at)
     b.touched.add("headers")
     table = 1 if parsed.always else 0
     b.header_entries[table].append(parsed)
@@ -269,7 +257,69 @@ def _header(b: SectionBuilder, d: Directive, _m: frozenset[str] | None) -> str |
     return None
 
 
-def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
+def header_problem(restricted: bool, d: Directive) -> str | None:
+    """Apache's error for ``Header`` line *d* (None: it has none), as :func:`_header` gives
+    it, read from the line alone — for a pass that reads a section's lines for their errors
+    only, its configuration built later (``confmig.model.sections.build_if_section``).  No
+    entry is made for a line met before but for its name, nor for one alike but for its
+    name and a value that is its own format (the same error: none)."""
+    args = d.args
+    key, value_at = _entry_key(restricted, args)
+    if key in _PARSED:
+        return None
+    shared = _shared_key(key, value_at, args)
+    if shared is not None:
+        if shared in _PARSED:
+            return None
+        key = shared
+    else:
+        value_at = -1
+    found = _parse_header(restricted, d)
+    if isinstance(found, str):
+        return found
+    _keep(key, found, value_at)
+    return None
+
+
+def _entry_key(restricted: bool, args: list[str]) -> tuple[tuple[Any, ...], int]:
+    """The :data:`_PARSED` key of a ``Header`` line's words (all but the field name it
+    sets), and where its value is in them when its action sets one (else -1)."""
+    count = len(args)
+    at = 2 if args and args[0].lower() in ("always", "onsuccess") else 1
+    action = args[at - 1].lower() if count > at else "echo"
+    if action == "echo":
+        return (restricted, -1, *args), -1
+    key = (restricted, at, name_kind(field_name(args[at])), *args[:at], *args[at + 1:])
+    return key, at + 1 if count > at + 1 and action in _VALUE_ACTIONS else -1
+
+
+def _shared_key(key: tuple[Any, ...], value_at: int, args: list[str]) -> tuple[Any, ...] | None:
+    """The key of the lines alike but for their name and a value that is its own format
+    (text without "%" nor backslash, not "expr=..."; at *value_at* in *args*): the line's
+    *key* with :data:`_LINE_VALUE` in the value's place and whether it holds a control
+    character.  None when the line has no such value."""
+    if value_at < 0:
+        return None
+    value = args[value_at]
+    if "%" in value or "\\" in value or value.startswith("expr="):
+        return None
+    at = value_at + 2  # (the key's words start at 3, the name left out)
+    return (*key[:at], _LINE_VALUE,
+            value.isprintable() or CONTROL_CHARACTER.search(value) is None, *key[at + 1:])
+
+
+def _keep(key: tuple[Any, ...], found: HeaderEntry, value_at: int) -> HeaderEntry:
+    """*found*, parsed, kept in :data:`_PARSED` under *key* (its value read from each line
+    when *value_at* says where: see HeaderEntry)."""
+    if value_at >= 0:
+        found = replace(found, value="", format=(), value_at=value_at)
+    if len(_PARSED) >= 1024:
+        _PARSED.clear()
+    _PARSED[key] = found
+    return found
+
+
+def _parse_header(restricted: bool, d: Directive) -> HeaderEntry | str:
     """The entry of a ``Header`` line (without its directive), or Apache's error."""
     args = list(d.args)
     if not args:
@@ -332,7 +382,7 @@ def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
 
             expr = clause[5:]
             try:
-                parse_cached(expr, restricted=b.restricted)
+                parse_cached(expr, restricted=restricted)
             except ExprError as exc:
                 return f"Can't parse envclause/expression: {exc}"
         else:
@@ -345,7 +395,7 @@ def _parse_header(b: SectionBuilder, d: Directive) -> HeaderEntry | str:
             from confmig.model.expr import ExprError, parse_string_cached
 
             try:
-                value_expr = parse_string_cached(formatted[5:], restricted=b.restricted)
+                value_expr = parse_string_cached(formatted[5:], restricted=restricted)
             except ExprError as exc:
                 return f"Can't parse value expression : {exc}"
         else:
