@@ -123,16 +123,17 @@ class Regex:
             shape = _Shape(1, nocase, (), False)
         else:
             pattern = _compiled(source, nocase)
+            groups = pattern.groups
             # the named groups, as ``ap_regname`` lists them: (number, name); a named group
             # is a capturing group (a pattern without any has none to ask for)
-            names = () if not pattern.groups else tuple(sorted(
+            names = () if not groups else tuple(sorted(
                 (number, name if isinstance(name, str) else from_bytes(name))
                 for name, number in pattern.groupindex.items()))
             try:
                 empty: bool | None = pattern.search(b"") is not None
             except pcre2.LibraryError:
                 empty = None  # asked again (and recorded) by matches("")
-            shape = _Shape(_group_count(pattern), nocase, names, empty)
+            shape = _Shape(_group_count(groups), nocase, names, empty)
         if len(_SHAPES) < _MAX_SHAPES:
             shape = _SHAPES.setdefault(shape, shape)
         self._shape = shape
@@ -276,10 +277,10 @@ class Regex:
         return f"Regex({self.source!r}{', NC' if self.nocase else ''})"
 
 
-def _group_count(pattern: pcre2.Pattern) -> int:
-    """The groups a match of ``pattern`` fills, ``$0`` included: at most
-    :data:`MAX_REG_MATCH` (``ap_regexec``'s slots)."""
-    return min(pattern.groups + 1, MAX_REG_MATCH)
+def _group_count(groups: int) -> int:
+    """The groups a match of a pattern with *groups* capturing groups fills, ``$0``
+    included: at most :data:`MAX_REG_MATCH` (``ap_regexec``'s slots)."""
+    return min(groups + 1, MAX_REG_MATCH)
 
 
 @functools.lru_cache(maxsize=1024)
