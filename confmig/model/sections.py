@@ -218,10 +218,18 @@ def _files_check(node: Section, permit: Permit | None, b: SectionBuilder,
                  compiled: Regex | None = None
                  ) -> tuple[str, bool, Regex | None, Regex | None] | None:
     """``<Files>`` *node*'s directives read into *b* (their errors added to
-    *parent_errors*) and its pattern: (pattern, a regex?, the regex, the wildcard's regex),
-    or None when it makes no section - what a file walk compares, without the section's
-    configuration (:meth:`FilesSections.add` needs no more)."""
+    *parent_errors*) and its pattern (:func:`_files_pattern`)."""
     SectionCollector(b, "files", permit, nonfatal).feed(node.children)
+    return _files_pattern(node, b.errors, parent_errors, compiled)
+
+
+def _files_pattern(node: Section, errors: list[tuple[Node, str]],
+                   parent_errors: list[tuple[Node, str]], compiled: Regex | None = None
+                   ) -> tuple[str, bool, Regex | None, Regex | None] | None:
+    """``<Files>`` *node*'s pattern: (pattern, a regex?, the regex, the wildcard's regex),
+    or None when it makes no section (that error added to *parent_errors*) - what a file
+    walk compares, without the section's configuration (:meth:`FilesSections.add` needs no
+    more); *errors*, those of its lines, are added to *parent_errors* when it makes one."""
     regex = fn = None
     args = list(node.args)
     is_regex = node.lname == "filesmatch"
@@ -240,7 +248,7 @@ def _files_check(node: Section, permit: Permit | None, b: SectionBuilder,
     except RegexError:
         parent_errors.append((node, "Regex could not be compiled"))
         return None
-    parent_errors.extend(b.errors)
+    parent_errors.extend(errors)
     return pattern, is_regex, regex, fn
 
 
@@ -281,7 +289,12 @@ class FilesSections:
     def add(self, node: Section, parent: SectionBuilder) -> None:
         """Check *node* as Apache reads it (its errors are *parent*'s) and keep it when it
         makes a section."""
-        checked = _files_check(node, self.permit, self._builder(), parent.errors, [])
+        errors = _line_errors(node.children, self.permit, self.restricted)
+        if errors is None:  # (a line that its section's builder reads)
+            b = self._builder()
+            SectionCollector(b, "files", self.permit, []).feed(node.children)
+            errors = b.errors
+        checked = _files_pattern(node, errors, parent.errors)
         if checked is None:
             return
         pattern, _, regex, fn = checked
@@ -360,7 +373,8 @@ def _line_errors(nodes: list[Node], permit: Permit | None, restricted: bool
     gives (:data:`_LINE_CHECKS`), or a comment or a blank line: what a builder fed them finds
     (see :meth:`SectionCollector._allowed`), without one — made for each ``<If>`` of a file
     of them, and a ``HeaderEntry`` for each line, they were most of the time the model took
-    to read it.  None when a line is another directive or a section."""
+    to read it (``<Files>`` are read as ``<If>`` are, their sections built when matched).
+    None when a line is another directive or a section."""
     for node in nodes:
         if isinstance(node, Section) or (isinstance(node, Directive)
                                          and node.lname not in _LINE_CHECKS):
