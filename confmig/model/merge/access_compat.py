@@ -44,19 +44,6 @@ _KINDS: tuple[Kind, ...] = ("all", "ip", "host", "env", "nenv")
 _KIND_CODE = {kind: i for i, kind in enumerate(_KINDS)}
 
 
-# An AllowDeny's slots, set without its (frozen) __init__, which costs twice as much: its
-# entries are made each time a section's are read (AllowDenyEntries).
-_SETTERS = tuple(AllowDeny.__dict__[name].__set__
-                 for name in ("kind", "at", "methods", "directive"))
-
-
-def _made(kind: Kind, at: int, methods: frozenset[str] | None, d: Directive) -> AllowDeny:
-    entry: AllowDeny = object.__new__(AllowDeny)
-    for set_, value in zip(_SETTERS, (kind, at, methods, d), strict=True):
-        set_(entry, value)
-    return entry
-
-
 class AllowDenyEntries(Sequence[AllowDeny]):
     """A section's ``Allow`` (or ``Deny``) entries, in order, kept as one directive and one
     number (``at * 8 + kind``) an entry, and their ``<Limit>`` methods only when one has
@@ -90,7 +77,7 @@ class AllowDenyEntries(Sequence[AllowDeny]):
     def _entry(self, i: int) -> AllowDeny:
         code = self._codes[i]
         methods = self._methods[i] if self._methods is not None else None
-        return _made(_KINDS[code & 7], code >> 3, methods, self._nodes[i])
+        return AllowDeny(_KINDS[code & 7], code >> 3, methods, self._nodes[i])
 
     @overload
     def __getitem__(self, index: int) -> AllowDeny: ...
@@ -103,18 +90,13 @@ class AllowDenyEntries(Sequence[AllowDeny]):
         return self._entry(range(len(self))[index])  # (IndexError, negative indexes)
 
     def __iter__(self) -> Iterator[AllowDeny]:
-        # (an entry made as _made does, inline: a request's Order/Allow/Deny check reads
-        # every entry until one matches)
-        kinds, new, cls = _KINDS, object.__new__, AllowDeny
-        set_kind, set_at, set_methods, set_directive = _SETTERS
-        methods = self._methods
-        for i, (d, code) in enumerate(zip(self._nodes, self._codes, strict=True)):
-            entry = new(cls)
-            set_kind(entry, kinds[code & 7])
-            set_at(entry, code >> 3)
-            set_methods(entry, None if methods is None else methods[i])
-            set_directive(entry, d)
-            yield entry
+        kinds, methods = _KINDS, self._methods
+        if methods is None:
+            for d, code in zip(self._nodes, self._codes, strict=True):
+                yield AllowDeny(kinds[code & 7], code >> 3, None, d)
+        else:
+            for d, code, m in zip(self._nodes, self._codes, methods, strict=True):
+                yield AllowDeny(kinds[code & 7], code >> 3, m, d)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
