@@ -289,11 +289,7 @@ class FilesSections:
     def add(self, node: Section, parent: SectionBuilder) -> None:
         """Check *node* as Apache reads it (its errors are *parent*'s) and keep it when it
         makes a section."""
-        errors = _line_errors(node.children, self.permit, self.restricted)
-        if errors is None:  # (a line that its section's builder reads)
-            b = self._builder()
-            SectionCollector(b, "files", self.permit, []).feed(node.children)
-            errors = b.errors
+        errors = _read_errors(node, "files", self.permit, self.restricted, self._builder)
         checked = _files_pattern(node, errors, parent.errors)
         if checked is None:
             return
@@ -347,11 +343,7 @@ def build_if_section(node: Section, permit: Permit | None, parent: SectionBuilde
     condition = _if_condition(node, parent)
     if condition is False:
         return None
-    errors = _line_errors(node.children, permit, within.restricted)
-    if errors is None:  # (a line that its section's builder reads)
-        b = within.builder()
-        SectionCollector(b, "if", permit, []).feed(node.children)
-        errors = b.errors
+    errors = _read_errors(node, "if", permit, within.restricted, within.builder)
     if node.lname == "else" and node.args:
         parent.error(node, "<Else> does not take an argument")
         return None
@@ -365,6 +357,19 @@ def build_if_section(node: Section, permit: Permit | None, parent: SectionBuilde
 # not the lines before them in their section: (restricted, line) → Apache's error or None,
 # what the builder's handler returns for it.
 _LINE_CHECKS: dict[str, Callable[[bool, Directive], str | None]] = {"header": header_problem}
+
+
+def _read_errors(node: Section, context: str, permit: Permit | None, restricted: bool,
+                 builder: Callable[[], SectionBuilder]) -> list[tuple[Node, str]]:
+    """The errors of *node*'s lines, read without building its configuration (that is built
+    when a request first needs the section): line by line (:func:`_line_errors`) when each
+    line's errors are its own, else by a builder from *builder* fed its lines."""
+    errors = _line_errors(node.children, permit, restricted)
+    if errors is None:  # (a line that its section's builder reads)
+        b = builder()
+        SectionCollector(b, context, permit, []).feed(node.children)
+        errors = b.errors
+    return errors
 
 
 def _line_errors(nodes: list[Node], permit: Permit | None, restricted: bool

@@ -48,11 +48,9 @@ class Expr:
         """The condition's value; *now* is the clock (seconds since the epoch, default the
         current time), *vary* receives the request headers Apache adds to ``Vary``,
         *subrequest* answers ``-F``/``-U``/``-A``."""
-        run = Evaluation(lookup, now, subrequest=subrequest)
-        result = run.cond(self.tree)
-        if vary is not None:
-            vary.extend(run.vary)
-        return result
+        run = Evaluation(lookup, now, subrequest=subrequest,
+                         vary=vary if vary is not None else [])
+        return run.test(self.tree)
 
 
 # Parsed expressions by text, a table per context (not restricted, restricted): the lint's

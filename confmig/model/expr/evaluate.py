@@ -89,11 +89,11 @@ class Evaluation:
     # -- conditions -------------------------------------------------------------------------
 
     def test(self, tree: Cond) -> bool:
-        """One ``ap_expr_exec`` of the condition *tree* for this evaluation's request, as
-        :meth:`Expr.evaluate <confmig.model.expr.Expr.evaluate>` makes it with an evaluation
-        of its own: the recursion level and ``$0``-``$9`` start afresh, and the headers it
-        reads stay in ``vary`` only when it gives an answer (an exception leaves ``vary`` as
-        it was).  A walk of many ``<If>`` conditions asks one evaluation for each."""
+        """One ``ap_expr_exec`` of the condition *tree* for this evaluation's request (what
+        :meth:`Expr.evaluate <confmig.model.expr.Expr.evaluate>` runs): the recursion level
+        and ``$0``-``$9`` start afresh, and the headers it reads stay in ``vary`` only when
+        it gives an answer (an exception leaves ``vary`` as it was).  A walk of many ``<If>``
+        conditions asks one evaluation for each."""
         self.depth = 0
         self.source = None
         vary = self.vary
